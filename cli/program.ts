@@ -1,0 +1,75 @@
+import { Command as Commander } from 'commander';
+import type { Command, CommandContext } from './context.js';
+import { createOutput, type Env, type Streams } from './output.js';
+import { CLI_VERSION } from './version.js';
+
+export interface ProgramSetup {
+  env: Env;
+  streams: Streams;
+  /** Receives the exit code a command returns. */
+  setExitCode(code: number): void;
+}
+
+/**
+ * The command tree. Each action imports its command module when it runs, so `till --help` and
+ * `till --version` load commander and this file only.
+ */
+export function createProgram({ env, streams, setExitCode }: ProgramSetup): Commander {
+  const program = new Commander('till')
+    .description('Drive a Till server (tilld) from the terminal.')
+    .version(CLI_VERSION, '-V, --version', 'print the CLI version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    // Settings above and below are inherited by every subcommand added after them.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => streams.stdout.write(text),
+      writeErr: (text) => streams.stderr.write(text),
+      // Usage errors are shown by main's one error handler (as JSON with --json).
+      outputError: () => {},
+    })
+    .showSuggestionAfterError()
+    .addHelpText('after', '\nEnvironment: TILL_SERVER, TILL_TOKEN, TILL_CONFIG_DIR, NO_COLOR. Exit codes and JSON shapes: docs/cli.md');
+
+  const run =
+    <Options extends { json?: boolean }>(load: () => Promise<Command<Options>>) =>
+    async (options: Options) => {
+      const command = await load();
+      const context: CommandContext = { env, out: createOutput(streams, env, options) };
+      setExitCode((await command(options, context)) ?? 0);
+    };
+  const server = ['--server <url>', 'tilld URL (default: TILL_SERVER, else the last server signed in to, else http://127.0.0.1:4010)'] as const;
+  const json = ['--json', 'print JSON on stdout (errors as JSON on stderr)'] as const;
+
+  program
+    .command('login')
+    .description('sign in with a one-time code approved in the browser')
+    .option(...server)
+    .option('--no-browser', 'do not open a browser, only print the URL')
+    .option(...json)
+    .action(run(async () => (await import('./commands/login.js')).login));
+
+  program
+    .command('logout')
+    .description('end the session on the server and forget it here')
+    .option(...server)
+    .option('--local', 'only forget the stored session, without telling the server (for a server that is gone)')
+    .option(...json)
+    .action(run(async () => (await import('./commands/logout.js')).logout));
+
+  program
+    .command('whoami')
+    .description('show who you are signed in as (exit 3 if not signed in)')
+    .option(...server)
+    .option(...json)
+    .action(run(async () => (await import('./commands/whoami.js')).whoami));
+
+  program
+    .command('status')
+    .description('check the server, its database, versions and who is signed in')
+    .option(...server)
+    .option(...json)
+    .action(run(async () => (await import('./commands/status.js')).status));
+
+  return program;
+}

@@ -1,0 +1,226 @@
+import { betterAuth, getCurrentAdapter, type BetterAuthOptions, type DBAdapter } from 'better-auth';
+import { APIError, isAPIError } from 'better-auth/api';
+import { admin } from 'better-auth/plugins/admin';
+import { bearer } from 'better-auth/plugins/bearer';
+import { captcha } from 'better-auth/plugins/captcha';
+import { deviceAuthorization, deviceAuthorizationOptionsSchema } from 'better-auth/plugins/device-authorization';
+import { organization } from 'better-auth/plugins/organization';
+import type { Database } from '../db/database.js';
+import { adminAc, adminRoles, organizationAc, organizationRoles } from './access.js';
+import { knexAdapter } from './knex-adapter.js';
+import { DEVICE_CLIENTS } from './device-clients.js';
+
+export const AUTH_BASE_PATH = '/api/auth';
+
+/** Header the daemon sets from the socket address, so rate limits key on the real client. */
+export const CLIENT_IP_HEADER = 'x-till-client-ip';
+
+export const CAPTCHA_PROVIDERS = ['cloudflare-turnstile', 'google-recaptcha', 'hcaptcha', 'captchafox'] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+export interface SessionSettings {
+  /** Seconds a session lives. */
+  expiresIn: number;
+  /** Seconds after which a used session is extended. */
+  updateAge: number;
+  /** Seconds a session stays fresh for sensitive actions; 0 disables the check. */
+  freshAge: number;
+  /** Seconds the signed session cookie cache is trusted. */
+  cookieCacheMaxAge: number;
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  expiresIn: 7 * 24 * 3600,
+  updateAge: 24 * 3600,
+  freshAge: 24 * 3600,
+  cookieCacheMaxAge: 5 * 60,
+};
+
+export interface DeviceCodeSettings {
+  /** Time string, e.g. '30m'. */
+  expiresIn: string;
+  /** Time string, e.g. '5s'. */
+  interval: string;
+  deviceCodeLength: number;
+  userCodeLength: number;
+}
+
+export const DEFAULT_DEVICE_CODE_SETTINGS: DeviceCodeSettings = {
+  expiresIn: '30m',
+  interval: '5s',
+  deviceCodeLength: 40,
+  userCodeLength: 8,
+};
+
+/**
+ * Better Auth's own verdict on a device-code time string ('30m', '5s', '1h'…): its message when the
+ * plugin would refuse the value, else undefined. Lets start-up name the setting instead of dumping a ZodError.
+ */
+export function timeStringProblem(value: string): string | undefined {
+  const result = deviceAuthorizationOptionsSchema.shape.expiresIn.safeParse(value);
+  return result.success ? undefined : result.error.issues[0]?.message;
+}
+
+export interface CaptchaSettings {
+  provider: CaptchaProvider;
+  secretKey: string;
+  /** Points verification at another URL (a local fake in tests). */
+  siteVerifyUrl?: string;
+}
+
+export interface AuthSettings {
+  db: Database;
+  secret: string;
+  /** Public URL of tilld, e.g. http://127.0.0.1:4010. */
+  baseUrl: string;
+  trustedOrigins?: string[];
+  session?: Partial<SessionSettings>;
+  deviceCode?: Partial<DeviceCodeSettings>;
+  captcha?: CaptchaSettings;
+  /** Rate limiting of sign-in, sign-up and device verification; on unless turned off. */
+  rateLimit?: boolean;
+  /** Receives Better Auth's own log lines. */
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, ...args: unknown[]) => void;
+}
+
+/**
+ * Guards the organization plugin leaves open: create-team takes an empty name (SPEC §5: at least 1
+ * character), and cancel-invitation would turn an accepted or rejected invitation into a canceled one.
+ */
+const organizationHooks = {
+  beforeCreateTeam: async ({ team }: { team: { name: string } }) => assertTeamName(team.name),
+  beforeUpdateTeam: async ({ updates }: { updates: { name?: string } }) => {
+    if (updates.name !== undefined) assertTeamName(updates.name);
+  },
+  beforeCancelInvitation: async ({ invitation }: { invitation: { status: string } }) => {
+    if (invitation.status !== 'pending') {
+      throw new APIError('BAD_REQUEST', { code: 'INVITATION_NOT_PENDING', message: `Only a pending invitation can be canceled; this one is ${invitation.status}` });
+    }
+  },
+};
+
+function assertTeamName(name: string) {
+  if (name.trim().length < 1) throw new APIError('BAD_REQUEST', { code: 'VALIDATION_ERROR', message: 'Team name must be at least 1 character' });
+}
+
+/**
+ * The plugin list as a tuple, captcha last when configured: Better Auth infers the user and session
+ * fields (role, activeOrganizationId…) from the tuple's element types, which a plain array would lose.
+ */
+function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
+  const core = [
+    bearer(),
+    deviceAuthorization({
+      expiresIn: device.expiresIn as '30m',
+      interval: device.interval as '5s',
+      deviceCodeLength: device.deviceCodeLength,
+      userCodeLength: device.userCodeLength,
+      verificationUri: new URL('/device', settings.baseUrl).toString(),
+      validateClient: (clientId) => DEVICE_CLIENTS.has(clientId),
+    }),
+    admin({ ac: adminAc, roles: adminRoles, defaultRole: 'user', adminRoles: ['admin'] }),
+    organization({
+      ac: organizationAc,
+      roles: organizationRoles,
+      creatorRole: 'owner',
+      teams: { enabled: true },
+      dynamicAccessControl: { enabled: true },
+      organizationHooks,
+    }),
+  ] as const;
+  if (!settings.captcha) return [...core] as [...typeof core];
+  const verifier = captcha({
+    provider: settings.captcha.provider,
+    secretKey: settings.captcha.secretKey,
+    siteVerifyURLOverride: settings.captcha.siteVerifyUrl,
+  } as Parameters<typeof captcha>[0]);
+  return [...core, verifier] as [...typeof core, typeof verifier];
+}
+
+/** Builds the Better Auth options for Till: knex storage and the plugin set of SPEC §5–§9. */
+export function authOptions(settings: AuthSettings) {
+  const session = { ...DEFAULT_SESSION_SETTINGS, ...settings.session };
+  const device = { ...DEFAULT_DEVICE_CODE_SETTINGS, ...settings.deviceCode };
+  for (const key of ['expiresIn', 'interval'] as const) {
+    const problem = timeStringProblem(device[key]);
+    if (problem) throw new Error(`deviceCode.${key} "${device[key]}": ${problem}`);
+  }
+  const plugins = tillPlugins(settings, device);
+  const rateLimited = settings.rateLimit ?? true;
+  return {
+    appName: 'Till',
+    baseURL: settings.baseUrl,
+    basePath: AUTH_BASE_PATH,
+    secret: settings.secret,
+    trustedOrigins: settings.trustedOrigins,
+    database: knexAdapter(settings.db),
+    emailAndPassword: { enabled: true, autoSignIn: true },
+    // SPEC §7 offers POST /delete-user; without a fresh session it asks for the password.
+    user: { deleteUser: { enabled: true } },
+    session: {
+      expiresIn: session.expiresIn,
+      updateAge: session.updateAge,
+      freshAge: session.freshAge,
+      cookieCache: { enabled: session.cookieCacheMaxAge > 0, maxAge: session.cookieCacheMaxAge },
+    },
+    rateLimit: {
+      enabled: rateLimited,
+      storage: 'memory',
+      window: 60,
+      max: 300,
+      customRules: {
+        '/sign-in/*': { window: 60, max: 10 },
+        '/sign-up/*': { window: 60, max: 10 },
+        // RFC 8628 §5.1: an 8-character user code must not be guessable by brute force.
+        '/device': { window: 60, max: 10 },
+        '/device/approve': { window: 60, max: 10 },
+        '/device/deny': { window: 60, max: 10 },
+        '/device/token': { window: 60, max: 30 },
+      },
+    },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: settings.baseUrl.startsWith('https://'),
+      // Better Auth skips the Origin/CSRF check whenever NODE_ENV=test; pin it on so tests see production.
+      disableOriginCheck: false,
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          // The very first account of an installation administers it.
+          before: async (user, ctx) => {
+            // Count through Better Auth's adapter: user creation runs in its transaction, which on
+            // SQLite holds the pool's only connection, so a query on `settings.db` would wait forever.
+            const adapter = await getCurrentAdapter(ctx?.context.adapter as DBAdapter);
+            const existing = adapter ? await adapter.count({ model: 'user' }) : await countUsers(settings.db);
+            return existing > 0 ? { data: user } : { data: { ...user, role: 'admin' } };
+          },
+        },
+      },
+    },
+    onAPIError: {
+      // Without this, Better Auth prints every 4xx answer to the console as an ERROR line; the
+      // daemon's request log already records those. Only failures that are bugs are worth a log line.
+      onError: (error) => {
+        if (isAPIError(error) && error.statusCode < 500) return;
+        settings.log?.('error', `auth request failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    },
+    logger: settings.log
+      ? { level: 'warn', log: (level, message, ...args) => settings.log!(level, message, ...args) }
+      : { disabled: true },
+    plugins,
+  } satisfies BetterAuthOptions;
+}
+
+async function countUsers(db: Database): Promise<number> {
+  const row = await db('user').count<{ n: number | string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+export type TillAuth = ReturnType<typeof createAuth>;
+
+/** Creates the Better Auth instance Till serves at /api/auth. */
+export function createAuth(settings: AuthSettings) {
+  return betterAuth(authOptions(settings));
+}

@@ -1,0 +1,84 @@
+import knex, { type Knex } from 'knex';
+
+/** Where the data lives: an embedded SQLite file, or a PostgreSQL server. */
+export type DatabaseConfig =
+  | { client: 'sqlite'; filename: string }
+  | { client: 'postgres'; connectionString: string };
+
+export type Database = Knex;
+export type Dialect = DatabaseConfig['client'];
+
+/** SQLite driver under knex; chosen by the benchmark in docs/performance.md. */
+export type SqliteDriver = 'better-sqlite3' | 'sqlite3';
+export const DEFAULT_SQLITE_DRIVER: SqliteDriver = 'better-sqlite3';
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** Reads a database URL: `postgres://…` or `postgresql://…` for PostgreSQL, anything else is a SQLite path. */
+export function parseDatabaseUrl(url: string): DatabaseConfig {
+  if (/^postgres(ql)?:\/\//.test(url)) return { client: 'postgres', connectionString: url };
+  return { client: 'sqlite', filename: url.replace(/^sqlite:(\/\/)?/, '') };
+}
+
+/** Opens a knex pool on the configured database, with SQLite set to WAL, foreign keys on and a busy timeout. */
+export function createDatabase(config: DatabaseConfig, options: { sqliteDriver?: SqliteDriver } = {}): Database {
+  if (config.client === 'postgres') {
+    return knex({
+      client: 'pg',
+      connection: config.connectionString,
+      pool: { min: 0, max: 10 },
+    });
+  }
+  const driver = options.sqliteDriver ?? DEFAULT_SQLITE_DRIVER;
+  return knex({
+    client: driver,
+    connection: { filename: config.filename },
+    useNullAsDefault: true,
+    // One connection: SQLite serializes writers anyway, and a single connection keeps
+    // transactions from waiting on each other's locks inside one process.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (conn: unknown, done: (err: Error | null, conn: unknown) => void) => {
+        configureSqliteConnection(driver, conn).then(
+          () => done(null, conn),
+          (err: Error) => done(err, conn),
+        );
+      },
+    },
+  });
+}
+
+const SQLITE_PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA foreign_keys = ON',
+  `PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`,
+  'PRAGMA synchronous = NORMAL',
+];
+
+async function configureSqliteConnection(driver: SqliteDriver, conn: unknown): Promise<void> {
+  if (driver === 'better-sqlite3') {
+    const db = conn as { pragma(sql: string): unknown };
+    for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma.replace(/^PRAGMA /, ''));
+    return;
+  }
+  const db = conn as { run(sql: string, cb: (err: Error | null) => void): void };
+  for (const pragma of SQLITE_PRAGMAS) {
+    await new Promise<void>((resolve, reject) => db.run(pragma, (err) => (err ? reject(err) : resolve())));
+  }
+}
+
+export function dialectOf(db: Database): Dialect {
+  const client = db.client.config.client as string;
+  return client === 'pg' || client === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+/** True when the database answers a trivial query. */
+export async function isDatabaseReady(db: Database): Promise<boolean> {
+  try {
+    await db.raw('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

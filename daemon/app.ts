@@ -1,0 +1,67 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Database } from '../core/db/database.js';
+import { isDatabaseReady } from '../core/db/database.js';
+import type { TillAuth } from '../core/auth/auth.js';
+import { AUTH_BASE_PATH } from '../core/auth/auth.js';
+import type { Logger } from './logger.js';
+import { clientIpHeader, requestLogging } from './http/request-context.js';
+import { errorHandler, notFound } from './http/errors.js';
+import { pageRoutes } from './pages/routes.js';
+import { authHandler } from './http/auth-handler.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface AppDeps {
+  db: Database;
+  auth: TillAuth;
+  logger: Logger;
+  /** Public URL of this daemon. */
+  baseUrl: string;
+  version: string;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit?: number;
+  trustProxy?: boolean;
+}
+
+/** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy ?? false);
+  app.use(requestLogging(deps.logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          formAction: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          styleSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          upgradeInsecureRequests: null,
+        },
+      },
+      // The daemon often runs over plain HTTP on localhost; HSTS there would break it.
+      strictTransportSecurity: deps.baseUrl.startsWith('https://'),
+    }),
+  );
+  app.use(clientIpHeader);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', version: deps.version });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ready = await isDatabaseReady(deps.db);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', database: ready ? 'ok' : 'unreachable', version: deps.version });
+  });
+
+  // Better Auth parses its own bodies, so it is mounted before any body parser.
+  app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
+
+  app.use(pageRoutes(deps));
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

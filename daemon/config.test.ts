@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'till-config-'));
+
+describe('loadConfig', () => {
+  it('serves 127.0.0.1:4010 on SQLite in the data directory when nothing is set', () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ TILL_DATA_DIR: dataDir });
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 4010, baseUrl: 'http://127.0.0.1:4010', rateLimit: true });
+    expect(config.database).toEqual({ client: 'sqlite', filename: join(dataDir, 'till.sqlite') });
+  });
+
+  it('puts the data directory under XDG_DATA_HOME, else ~/.local/share', () => {
+    const xdg = tempDir();
+    expect(loadConfig({ XDG_DATA_HOME: xdg }).dataDir).toBe(join(xdg, 'till'));
+    const home = tempDir();
+    expect(loadConfig({ HOME: home }).dataDir).toBe(join(home, '.local', 'share', 'till'));
+  });
+
+  it('generates a secret once, keeps it with mode 0600, and reuses it', () => {
+    const dataDir = tempDir();
+    const first = loadConfig({ TILL_DATA_DIR: dataDir }).secret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    const file = join(dataDir, 'secret');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first);
+    expect(loadConfig({ TILL_DATA_DIR: dataDir }).secret).toBe(first);
+  });
+
+  it('prefers TILL_SECRET and refuses a short one', () => {
+    const dataDir = tempDir();
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_SECRET: 's'.repeat(40) }).secret).toBe('s'.repeat(40));
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_SECRET: 'short' })).toThrow(ConfigError);
+  });
+
+  it('switches to PostgreSQL with a postgres:// TILL_DATABASE_URL', () => {
+    const config = loadConfig({ TILL_DATA_DIR: tempDir(), TILL_DATABASE_URL: 'postgres://till@db.internal:5432/till' });
+    expect(config.database).toEqual({ client: 'postgres', connectionString: 'postgres://till@db.internal:5432/till' });
+  });
+
+  it('takes host, port and the public base URL from the environment', () => {
+    const config = loadConfig({ TILL_DATA_DIR: tempDir(), TILL_HOST: '0.0.0.0', TILL_PORT: '8080', TILL_BASE_URL: 'https://till.example.com/' });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 8080, baseUrl: 'https://till.example.com' });
+  });
+
+  it('refuses a port that is not a number with a message naming the variable', () => {
+    expect(() => loadConfig({ TILL_DATA_DIR: tempDir(), TILL_PORT: 'eighty' })).toThrow(/TILL_PORT must be a whole number/);
+    expect(() => loadConfig({ TILL_DATA_DIR: tempDir(), TILL_PORT: '70000' })).toThrow(/TILL_PORT/);
+  });
+
+  it('turns captcha on only when both the provider and the secret key are set, and checks the provider', () => {
+    const dataDir = tempDir();
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_CAPTCHA_PROVIDER: 'hcaptcha' }).captcha).toBeUndefined();
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_CAPTCHA_PROVIDER: 'hcaptcha', TILL_CAPTCHA_SECRET_KEY: 'k' }).captcha).toEqual({
+      provider: 'hcaptcha',
+      secretKey: 'k',
+      siteVerifyUrl: undefined,
+    });
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_CAPTCHA_PROVIDER: 'recaptcha-v9', TILL_CAPTCHA_SECRET_KEY: 'k' })).toThrow(
+      /TILL_CAPTCHA_PROVIDER must be one of cloudflare-turnstile, google-recaptcha, hcaptcha, captchafox/,
+    );
+  });
+
+  it('reads the session settings in seconds, defaulting to 7 days, 1 day, 1 day and 5 minutes', () => {
+    expect(loadConfig({ TILL_DATA_DIR: tempDir() }).session).toEqual({ expiresIn: 604800, updateAge: 86400, freshAge: 86400, cookieCacheMaxAge: 300 });
+    expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_SESSION_FRESH_AGE: '0' }).session.freshAge).toBe(0);
+  });
+});

@@ -1,0 +1,126 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parseDatabaseUrl, type DatabaseConfig } from '../core/db/database.js';
+import {
+  CAPTCHA_PROVIDERS,
+  DEFAULT_DEVICE_CODE_SETTINGS,
+  DEFAULT_SESSION_SETTINGS,
+  timeStringProblem,
+  type CaptchaSettings,
+  type DeviceCodeSettings,
+  type SessionSettings,
+} from '../core/auth/auth.js';
+
+/** Everything tilld is configured with; read once from the environment by bin/tilld. */
+export interface DaemonConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  database: DatabaseConfig;
+  secret: string;
+  baseUrl: string;
+  session: SessionSettings;
+  deviceCode: DeviceCodeSettings;
+  captcha?: CaptchaSettings;
+  rateLimit: boolean;
+  logLevel: string;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  trustProxy: boolean;
+}
+
+/** A configuration mistake the operator must fix; tilld prints it and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env): DaemonConfig {
+  const host = env.TILL_HOST || '127.0.0.1';
+  const port = integer(env, 'TILL_PORT', 4010, { min: 0, max: 65535 });
+  const dataDir = env.TILL_DATA_DIR || defaultDataDir(env);
+  const database = env.TILL_DATABASE_URL
+    ? parseDatabaseUrl(env.TILL_DATABASE_URL)
+    : ({ client: 'sqlite', filename: join(dataDir, 'till.sqlite') } as const);
+  if (database.client === 'sqlite' || !env.TILL_SECRET) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secret = env.TILL_SECRET || loadOrCreateSecret(dataDir);
+  if (secret.length < 32) throw new ConfigError('TILL_SECRET must be at least 32 characters long');
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const baseUrl = (env.TILL_BASE_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`TILL_BASE_URL is not a URL: ${baseUrl}`);
+  }
+  return {
+    host,
+    port,
+    dataDir,
+    database,
+    secret,
+    baseUrl,
+    session: {
+      expiresIn: integer(env, 'TILL_SESSION_EXPIRES_IN', DEFAULT_SESSION_SETTINGS.expiresIn, { min: 60 }),
+      updateAge: integer(env, 'TILL_SESSION_UPDATE_AGE', DEFAULT_SESSION_SETTINGS.updateAge, { min: 0 }),
+      freshAge: integer(env, 'TILL_SESSION_FRESH_AGE', DEFAULT_SESSION_SETTINGS.freshAge, { min: 0 }),
+      cookieCacheMaxAge: integer(env, 'TILL_SESSION_COOKIE_CACHE_MAX_AGE', DEFAULT_SESSION_SETTINGS.cookieCacheMaxAge, { min: 0 }),
+    },
+    deviceCode: {
+      ...DEFAULT_DEVICE_CODE_SETTINGS,
+      expiresIn: timeString(env, 'TILL_DEVICE_CODE_EXPIRES_IN', DEFAULT_DEVICE_CODE_SETTINGS.expiresIn),
+      interval: timeString(env, 'TILL_DEVICE_CODE_INTERVAL', DEFAULT_DEVICE_CODE_SETTINGS.interval),
+    },
+    captcha: captchaSettings(env),
+    rateLimit: env.TILL_RATE_LIMIT !== 'off',
+    logLevel: env.TILL_LOG_LEVEL || 'info',
+    bodyLimit: integer(env, 'TILL_BODY_LIMIT', 1024 * 1024, { min: 1024 }),
+    trustProxy: env.TILL_TRUST_PROXY === 'true' || env.TILL_TRUST_PROXY === '1',
+  };
+}
+
+function defaultDataDir(env: Env): string {
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return join(base, 'till');
+}
+
+/** A local start needs no configuration: the first start writes a random secret, later starts reuse it. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+function captchaSettings(env: Env): CaptchaSettings | undefined {
+  const provider = env.TILL_CAPTCHA_PROVIDER;
+  const secretKey = env.TILL_CAPTCHA_SECRET_KEY;
+  if (!provider || !secretKey) return undefined;
+  if (!(CAPTCHA_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ConfigError(`TILL_CAPTCHA_PROVIDER must be one of ${CAPTCHA_PROVIDERS.join(', ')}; got "${provider}"`);
+  }
+  return { provider: provider as CaptchaSettings['provider'], secretKey, siteVerifyUrl: env.TILL_CAPTCHA_VERIFY_URL || undefined };
+}
+
+/** A time string as Better Auth's device plugin reads it; its own message when it would refuse the value. */
+function timeString(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const problem = timeStringProblem(raw);
+  if (problem) throw new ConfigError(`${name}="${raw}": ${problem}`);
+  return raw;
+}
+
+function integer(env: Env, name: string, fallback: number, range: { min?: number; max?: number }): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || (range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
+    throw new ConfigError(`${name} must be a whole number${range.min !== undefined ? ` ≥ ${range.min}` : ''}${range.max !== undefined ? ` ≤ ${range.max}` : ''}; got "${raw}"`);
+  }
+  return value;
+}

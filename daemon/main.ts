@@ -1,0 +1,96 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startDaemon } from './server.js';
+import { createDatabase } from '../core/db/database.js';
+import { migrateToLatest } from '../core/db/migrate.js';
+import { createAuth } from '../core/auth/auth.js';
+import { createUser } from '../core/auth/users.js';
+import { isCoreError } from '../core/errors.js';
+import { TILL_VERSION } from '../core/version.js';
+
+type Env = Record<string, string | undefined>;
+
+/** tilld's command line. Resolves with the exit code; `serve` resolves only once the daemon has stopped. */
+export async function main(argv: string[], env: Env): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('tilld')
+    .description('Till daemon: billing and auth API, pages, and migrations')
+    .version(TILL_VERSION)
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('serve', { isDefault: true })
+    .description('migrate the database and serve HTTP (the default)')
+    .action(async () => {
+      const config = loadConfig(env);
+      const logger = createLogger(config.logLevel);
+      const daemon = await startDaemon(config, logger);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          logger.info({ signal }, 'shutting down');
+          daemon.stop().then(resolve, (err) => {
+            logger.error({ err }, 'shutdown failed');
+            exitCode = 1;
+            resolve();
+          });
+        };
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+        process.once('SIGINT', () => shutdown('SIGINT'));
+      });
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations, then exit')
+    .action(async () => {
+      const config = loadConfig(env);
+      const db = createDatabase(config.database);
+      try {
+        const applied = await migrateToLatest(db);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  const users = program.command('users').description('manage accounts from the server (headless set-up)');
+  users
+    .command('create')
+    .description('create an account; the very first account becomes an admin')
+    .requiredOption('--email <email>', 'email address')
+    .requiredOption('--password <password>', 'password (8 to 128 characters)')
+    .option('--name <name>', 'display name (defaults to the part of the email before @)')
+    .option('--admin', 'make the account an admin')
+    .option('--json', 'print the account as JSON')
+    .action(async (opts: { email: string; password: string; name?: string; admin?: boolean; json?: boolean }) => {
+      const config = loadConfig(env);
+      const db = createDatabase(config.database);
+      try {
+        await migrateToLatest(db);
+        const auth = createAuth({ db, secret: config.secret, baseUrl: config.baseUrl, rateLimit: false });
+        const user = await createUser(auth, opts);
+        console.log(opts.json ? JSON.stringify(user) : `created ${user.email} (${user.role}) id=${user.id}`);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof ConfigError) {
+      console.error(`tilld: ${error.message}`);
+      return 2;
+    }
+    if (isCoreError(error)) {
+      console.error(`tilld: ${error.message}`);
+      return error.kind === 'conflict' || error.kind === 'invalid' ? 5 : 1;
+    }
+    console.error('tilld:', error instanceof Error ? error.message : error);
+    return 1;
+  }
+  return exitCode;
+}

@@ -1,0 +1,49 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../../app.js';
+import { authFailure, callAuth } from '../auth-calls.js';
+import { authFormErrors } from '../auth-errors.js';
+import { captchaHeaders, captchaProvider } from '../captcha.js';
+import { fieldOf, parseForm, type FormErrors } from '../forms.js';
+import { sendPage } from '../render.js';
+import { safeNext } from '../safe-next.js';
+import { SignInPage } from '../views/SignInPage.js';
+
+export const SignInForm = z.object({
+  email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.'),
+  password: z.string().min(1, 'Enter your password.'),
+});
+
+/** Fixed texts only: a notice named in the URL never reflects what the URL says. */
+const NOTICES: Record<string, string> = {
+  'signed-out': 'You have signed out.',
+};
+
+/** GET /sign-in: the form. */
+export function showSignIn(deps: AppDeps): RequestHandler {
+  return (req, res) => {
+    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    sendPage(res, 200, <SignInPage next={safeNext(req.query.next)} captchaProvider={captchaProvider(deps)} notice={notice} />);
+  };
+}
+
+/** POST /sign-in: Better Auth signs in and sets the cookie; a refusal shows the form again with its message. */
+export function submitSignIn(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const next = safeNext(fieldOf(req.body, 'next'));
+    const email = fieldOf(req.body, 'email').trim();
+    const again = (status: number, errors: FormErrors) =>
+      sendPage(res, status, <SignInPage email={email} next={next} errors={errors} captchaProvider={captchaProvider(deps)} />);
+
+    const form = parseForm(SignInForm, req.body);
+    if (!form.ok) return again(400, { fields: form.errors });
+    const reply = await callAuth(deps, req, res, {
+      method: 'POST',
+      path: '/sign-in/email',
+      body: form.data,
+      headers: captchaHeaders(req.body),
+    });
+    if (reply.status !== 200) return again(reply.status, authFormErrors(authFailure(reply)));
+    res.redirect(303, next);
+  };
+}

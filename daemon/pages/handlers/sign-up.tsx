@@ -1,0 +1,58 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../../app.js';
+import { authFailure, callAuth } from '../auth-calls.js';
+import { authFormErrors } from '../auth-errors.js';
+import { captchaHeaders, captchaProvider } from '../captcha.js';
+import { fieldOf, parseForm, type FormErrors } from '../forms.js';
+import { sendPage } from '../render.js';
+import { safeNext } from '../safe-next.js';
+import { SignUpPage } from '../views/SignUpPage.js';
+
+export const SignUpForm = z.object({
+  name: z.string().trim().min(1, 'Enter your name.').max(200, 'Use at most 200 characters.'),
+  email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.'),
+  // Length rules are Better Auth's; its message is shown when they are not met.
+  password: z.string().min(1, 'Choose a password.'),
+});
+
+const DEFAULT_MIN_PASSWORD_LENGTH = 8;
+
+const minPasswordLength = (deps: AppDeps) =>
+  (deps.auth.options.emailAndPassword as { minPasswordLength?: number }).minPasswordLength ?? DEFAULT_MIN_PASSWORD_LENGTH;
+
+/** GET /sign-up: the form. */
+export function showSignUp(deps: AppDeps): RequestHandler {
+  return (req, res) => {
+    sendPage(
+      res,
+      200,
+      <SignUpPage next={safeNext(req.query.next)} minPasswordLength={minPasswordLength(deps)} captchaProvider={captchaProvider(deps)} />,
+    );
+  };
+}
+
+/** POST /sign-up: Better Auth creates the account and signs it in; a refusal shows the form again. */
+export function submitSignUp(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const next = safeNext(fieldOf(req.body, 'next'));
+    const typed = { name: fieldOf(req.body, 'name').trim(), email: fieldOf(req.body, 'email').trim() };
+    const again = (status: number, errors: FormErrors) =>
+      sendPage(
+        res,
+        status,
+        <SignUpPage {...typed} next={next} errors={errors} minPasswordLength={minPasswordLength(deps)} captchaProvider={captchaProvider(deps)} />,
+      );
+
+    const form = parseForm(SignUpForm, req.body);
+    if (!form.ok) return again(400, { fields: form.errors });
+    const reply = await callAuth(deps, req, res, {
+      method: 'POST',
+      path: '/sign-up/email',
+      body: form.data,
+      headers: captchaHeaders(req.body),
+    });
+    if (reply.status !== 200) return again(reply.status, authFormErrors(authFailure(reply)));
+    res.redirect(303, next);
+  };
+}

@@ -1,0 +1,39 @@
+import express, { Router } from 'express';
+import type { AppDeps } from '../app.js';
+import { revokeOtherSessions, revokeSession, showAccount, signOut } from './handlers/account.js';
+import { decideDevice, showDevice } from './handlers/device.js';
+import { home } from './handlers/home.js';
+import { showSignIn, submitSignIn } from './handlers/sign-in.js';
+import { showSignUp, submitSignUp } from './handlers/sign-up.js';
+import { sameOriginForms } from './origin-guard.js';
+import { pageErrorHandler } from './page-errors.js';
+import { STYLESHEET_PATH, serveStylesheet } from './stylesheet.js';
+
+/** The pages' forms are a few short fields; nothing near the API's body limit is needed. */
+const FORM_BODY_LIMIT = 64 * 1024;
+
+/** The server-rendered pages: sign up, sign in, device approval, account. */
+export function pageRoutes(deps: AppDeps): Router {
+  const router = Router();
+  // Per route, not router-wide: other routers after this one must still see unread bodies.
+  const form = [
+    sameOriginForms(deps.baseUrl),
+    express.urlencoded({ extended: false, limit: Math.min(deps.bodyLimit ?? FORM_BODY_LIMIT, FORM_BODY_LIMIT), parameterLimit: 20 }),
+  ];
+
+  router.get(STYLESHEET_PATH, serveStylesheet);
+  router.get('/', home(deps));
+  router.get('/sign-in', showSignIn(deps));
+  router.post('/sign-in', ...form, submitSignIn(deps));
+  router.get('/sign-up', showSignUp(deps));
+  router.post('/sign-up', ...form, submitSignUp(deps));
+  router.post('/sign-out', ...form, signOut(deps));
+  router.get('/device', showDevice(deps));
+  router.post('/device/approve', ...form, decideDevice(deps, 'approve'));
+  router.post('/device/deny', ...form, decideDevice(deps, 'deny'));
+  router.get('/account', showAccount(deps));
+  router.post('/account/sessions/revoke', ...form, revokeSession(deps));
+  router.post('/account/sessions/revoke-others', ...form, revokeOtherSessions(deps));
+  router.use(pageErrorHandler);
+  return router;
+}

@@ -1,0 +1,46 @@
+import { Alert } from '../components/Alert.js';
+import { CaptchaSlot } from '../components/CaptchaSlot.js';
+import { Field } from '../components/Field.js';
+import { Layout } from '../components/Layout.js';
+import { HiddenFields } from '../components/PostButton.js';
+import type { FormErrors } from '../forms.js';
+import { withNext } from '../safe-next.js';
+
+export interface SignInPageProps {
+  email?: string;
+  /** Local path to go to afterwards (already checked). */
+  next: string;
+  errors?: FormErrors;
+  captchaProvider?: string;
+  /** Why the user is here, e.g. after signing out. */
+  notice?: string;
+}
+
+export function SignInPage({ email = '', next, errors = {}, captchaProvider, notice }: SignInPageProps) {
+  const fields = errors.fields ?? {};
+  return (
+    <Layout title="Sign in" narrow>
+      {errors.form ? (
+        <Alert kind="error" id="form-error">
+          {errors.form}
+        </Alert>
+      ) : notice ? (
+        <Alert kind="info">{notice}</Alert>
+      ) : null}
+      <form method="post" action="/sign-in" className="card" aria-describedby={errors.form ? 'form-error' : undefined}>
+        <HiddenFields fields={{ next }} />
+        <Field name="email" label="Email address" type="email" value={email} error={fields.email} autoComplete="username" required />
+        <Field name="password" label="Password" type="password" error={fields.password} autoComplete="current-password" required />
+        <CaptchaSlot provider={captchaProvider} error={fields.captcha} />
+        <div className="actions">
+          <button type="submit" className="button">
+            Sign in
+          </button>
+        </div>
+      </form>
+      <p>
+        New to Till? <a href={withNext('/sign-up', next)}>Create an account</a>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,52 @@
+import { Alert } from '../components/Alert.js';
+import { CaptchaSlot } from '../components/CaptchaSlot.js';
+import { Field } from '../components/Field.js';
+import { Layout } from '../components/Layout.js';
+import { HiddenFields } from '../components/PostButton.js';
+import type { FormErrors } from '../forms.js';
+import { withNext } from '../safe-next.js';
+
+export interface SignUpPageProps {
+  name?: string;
+  email?: string;
+  next: string;
+  minPasswordLength: number;
+  errors?: FormErrors;
+  captchaProvider?: string;
+}
+
+export function SignUpPage({ name = '', email = '', next, minPasswordLength, errors = {}, captchaProvider }: SignUpPageProps) {
+  const fields = errors.fields ?? {};
+  return (
+    <Layout title="Create your account" narrow>
+      {errors.form ? (
+        <Alert kind="error" id="form-error">
+          {errors.form}
+        </Alert>
+      ) : null}
+      <form method="post" action="/sign-up" className="card" aria-describedby={errors.form ? 'form-error' : undefined}>
+        <HiddenFields fields={{ next }} />
+        <Field name="name" label="Name" value={name} error={fields.name} autoComplete="name" required />
+        <Field name="email" label="Email address" type="email" value={email} error={fields.email} autoComplete="email" required />
+        <Field
+          name="password"
+          label="Password"
+          type="password"
+          hint={`At least ${minPasswordLength} characters.`}
+          error={fields.password}
+          autoComplete="new-password"
+          required
+        />
+        <CaptchaSlot provider={captchaProvider} error={fields.captcha} />
+        <div className="actions">
+          <button type="submit" className="button">
+            Create account
+          </button>
+        </div>
+      </form>
+      <p>
+        Already have an account? <a href={withNext('/sign-in', next)}>Sign in</a>
+      </p>
+    </Layout>
+  );
+}

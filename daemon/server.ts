@@ -1,0 +1,71 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDatabase, type Database } from '../core/db/database.js';
+import { migrateToLatest } from '../core/db/migrate.js';
+import { createAuth, type TillAuth } from '../core/auth/auth.js';
+import type { DaemonConfig } from './config.js';
+import { createApp } from './app.js';
+import type { Logger } from './logger.js';
+import { TILL_VERSION } from '../core/version.js';
+
+export interface RunningDaemon {
+  /** The URL it actually listens on (the port is known after listen). */
+  url: string;
+  baseUrl: string;
+  server: Server;
+  db: Database;
+  auth: TillAuth;
+  /** Stops accepting, lets in-flight requests finish (up to a grace period), then closes the pool. */
+  stop(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Opens the database, migrates it, and serves the app on the configured host and port. */
+export async function startDaemon(config: DaemonConfig, logger: Logger, options: { db?: Database } = {}): Promise<RunningDaemon> {
+  const db = options.db ?? createDatabase(config.database);
+  const applied = await migrateToLatest(db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  // Listen first: with port 0 the URL, and so the base URL in links, is known only now.
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const baseUrl = config.port === 0 && config.baseUrl.endsWith(':0') ? url : config.baseUrl;
+  const auth = createAuth({
+    db,
+    secret: config.secret,
+    baseUrl,
+    session: config.session,
+    deviceCode: config.deviceCode,
+    captcha: config.captcha,
+    rateLimit: config.rateLimit,
+    log: (level, message) => logger[level]({ component: 'auth' }, message),
+  });
+  const app = createApp({ db, auth, logger, baseUrl, version: TILL_VERSION, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
+  server.on('request', app);
+  logger.info({ url, database: config.database.client, version: TILL_VERSION }, 'tilld listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response ends; close them as they do.
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      server.closeIdleConnections();
+      await closed;
+      clearInterval(sweeper);
+      clearTimeout(timer);
+      await db.destroy();
+      logger.info('tilld stopped');
+    })());
+  return { url, baseUrl, server, db, auth, stop };
+}

@@ -16,7 +16,7 @@ export const DEVICE_OUTCOMES: Record<DeviceOutcome, DeviceOutcomeText> = {
   approved: {
     status: 200,
     title: 'Device approved',
-    message: 'You are signed in on that device. Return to your terminal; you can close this page.',
+    message: 'Return to your terminal: it will finish signing in by itself. You can close this page.',
     tone: 'success',
     retry: false,
   },

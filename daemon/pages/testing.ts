@@ -3,11 +3,12 @@ import type { Page } from 'playwright-core';
 
 /** Helpers shared by the page tests: accounts, cookies, device codes over plain HTTP, sign-in in a browser. */
 
-export interface TestUser {
+// A type, not an interface, so it can be posted as a form (Record<string, string>).
+export type TestUser = {
   name: string;
   email: string;
   password: string;
-}
+};
 
 export const newUser = (label = 'user'): TestUser => ({
   name: `Test ${label}`,

@@ -8,7 +8,6 @@ export interface FieldProps {
   hint?: string;
   autoComplete: string;
   required?: boolean;
-  autoFocus?: boolean;
   /** Extra input attributes, e.g. for the device code. */
   inputMode?: 'text' | 'email';
   spellCheck?: boolean;
@@ -16,7 +15,7 @@ export interface FieldProps {
 }
 
 /** A labelled input whose hint and error are tied to it (aria-describedby), the error announced as invalid. */
-export function Field({ name, label, type = 'text', value, error, hint, autoComplete, required, autoFocus, ...rest }: FieldProps) {
+export function Field({ name, label, type = 'text', value, error, hint, autoComplete, required, ...rest }: FieldProps) {
   const id = `field-${name}`;
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
@@ -42,7 +41,6 @@ export function Field({ name, label, type = 'text', value, error, hint, autoComp
         defaultValue={type === 'password' ? undefined : value}
         autoComplete={autoComplete}
         required={required}
-        autoFocus={autoFocus}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy}
         {...rest}

@@ -3,8 +3,7 @@ import { Alert } from '../components/Alert.js';
 import { Layout } from '../components/Layout.js';
 import { PostButton } from '../components/PostButton.js';
 import { SessionsTable } from '../components/SessionsTable.js';
-import type { SignedInUser } from '../session.js';
-import { signInUrl } from '../session.js';
+import { signInUrl, type SignedInUser } from '../session.js';
 
 export interface AccountPageProps {
   user: SignedInUser;
@@ -38,10 +37,11 @@ export function AccountPage({ user, sessions, memberships, notice }: AccountPage
         {sessions ? (
           <>
             <SessionsTable sessions={sessions} />
-            <div className="actions">
-              {others > 0 ? <PostButton action="/account/sessions/revoke-others" label="Sign out everywhere else" variant="danger" /> : null}
-              <PostButton action="/sign-out" label="Sign out" variant="secondary" />
-            </div>
+            {others > 0 ? (
+              <div className="actions">
+                <PostButton action="/account/sessions/revoke-others" label="Sign out everywhere else" variant="danger" />
+              </div>
+            ) : null}
           </>
         ) : (
           <p>

@@ -36,6 +36,9 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
   cookieCacheMaxAge: 5 * 60,
 };
 
+/** Password length limits for every way an account is made (sign-up, admin, `tilld users create`). */
+export const PASSWORD_LENGTH = { min: 8, max: 128 } as const;
+
 export interface DeviceCodeSettings {
   /** Time string, e.g. '30m'. */
   expiresIn: string;
@@ -154,7 +157,7 @@ export function authOptions(settings: AuthSettings) {
     secret: settings.secret,
     trustedOrigins: settings.trustedOrigins,
     database: knexAdapter(settings.db),
-    emailAndPassword: { enabled: true, autoSignIn: true },
+    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max },
     // SPEC §7 offers POST /delete-user; without a fresh session it asks for the password.
     user: { deleteUser: { enabled: true } },
     session: {

@@ -8,7 +8,6 @@ export type Credentials = 'cookies' | 'bearer' | 'none';
 export interface AuthResponse {
   status: number;
   /** The parsed JSON answer; `any` because tests read whatever shape each endpoint returns. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   headers: Headers;
   /** Set-Cookie lines of this response, parsed. */
@@ -50,7 +49,7 @@ export interface ClientOptions {
 
 /** A fresh client of the daemon at `url` (its listening URL). */
 export function authClient(url: string, options: ClientOptions = {}): AuthClient {
-  const dispatcher = options.localAddress ? new Agent({ connect: { localAddress: options.localAddress } }) : undefined;
+  const dispatcher = options.localAddress ? new Agent({ localAddress: options.localAddress }) : undefined;
   const client: AuthClient = {
     url,
     jar: new Map(),

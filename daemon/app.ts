@@ -5,6 +5,7 @@ import { isDatabaseReady } from '../core/db/database.js';
 import type { TillAuth } from '../core/auth/auth.js';
 import { AUTH_BASE_PATH } from '../core/auth/auth.js';
 import type { Logger } from './logger.js';
+import type { TrustProxy } from './config.js';
 import { clientIpHeader, requestLogging } from './http/request-context.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { pageRoutes } from './pages/routes.js';
@@ -21,7 +22,7 @@ export interface AppDeps {
   version: string;
   /** Largest request body accepted, in bytes. */
   bodyLimit?: number;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */

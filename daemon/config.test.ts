@@ -70,3 +70,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_SESSION_FRESH_AGE: '0' }).session.freshAge).toBe(0);
   });
 });
+
+describe('TILL_TRUST_PROXY', () => {
+  it('is off by default and never trusts every X-Forwarded-For entry', () => {
+    const dataDir = tempDir();
+    expect(loadConfig({ TILL_DATA_DIR: dataDir }).trustProxy).toBe(false);
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+  });
+});

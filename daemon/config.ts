@@ -28,7 +28,8 @@ export interface DaemonConfig {
   logLevel: string;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
-  trustProxy: boolean;
+  /** Express 'trust proxy': false, a hop count, or addresses/subnets of the proxies in front. */
+  trustProxy: TrustProxy;
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -37,6 +38,20 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+export type TrustProxy = false | number | string[];
+
+/**
+ * Which X-Forwarded-For entries to believe. Never "all of them": Express would then take the
+ * leftmost entry, which the client writes itself, and rate limits could be dodged. `true` means
+ * the one proxy right in front; a number counts hops; anything else lists the proxies' addresses.
+ */
+function trustProxy(raw: string | undefined): TrustProxy {
+  if (!raw || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return 1;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+}
 
 export function loadConfig(env: Env): DaemonConfig {
   const host = env.TILL_HOST || '127.0.0.1';
@@ -77,7 +92,7 @@ export function loadConfig(env: Env): DaemonConfig {
     rateLimit: env.TILL_RATE_LIMIT !== 'off',
     logLevel: env.TILL_LOG_LEVEL || 'info',
     bodyLimit: integer(env, 'TILL_BODY_LIMIT', 1024 * 1024, { min: 1024 }),
-    trustProxy: env.TILL_TRUST_PROXY === 'true' || env.TILL_TRUST_PROXY === '1',
+    trustProxy: trustProxy(env.TILL_TRUST_PROXY),
   };
 }
 

@@ -114,3 +114,23 @@ describe('with TILL_RATE_LIMIT=off', () => {
     }
   });
 });
+
+describe('behind a proxy (TILL_TRUST_PROXY=true)', () => {
+  it('keys the budget on the address the proxy appended, not on what the client wrote before it', async () => {
+    const proxied = await startTestDaemon({ TILL_RATE_LIMIT: '', TILL_TRUST_PROXY: 'true' });
+    try {
+      const client = authClient(proxied.url, { localAddress: '127.0.0.40', as: 'none' });
+      const attempt = (i: number) =>
+        client.request('POST', '/sign-in/email', {
+          body: { email: 'nobody@example.com', password: 'not the password' },
+          headers: { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` },
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i <= BUDGET; i++) statuses.push((await attempt(i)).status);
+      expect(statuses.slice(0, BUDGET)).toEqual(Array(BUDGET).fill(401));
+      expect(statuses[BUDGET]).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+});

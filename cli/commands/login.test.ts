@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
-import { decide, firstLine, loginAs, serverSession, signUp, tempConfigDir, till } from '../testing/till.js';
+import { execa } from 'execa';
+import { decide, firstLine, loginAs, serverSession, signUp, tempConfigDir, till, TILL_BIN, tillEnv } from '../testing/till.js';
 
 describe('till login', () => {
   let daemon: TestDaemon;
@@ -90,6 +91,33 @@ describe('till login', () => {
     expect(await serverSession(daemon.url, before)).toBeNull();
     const whoami = await till(['whoami', '--json'], { TILL_CONFIG_DIR: dir });
     expect(JSON.parse(whoami.stdout).user.name).toBe('Second Login');
+  });
+
+  it('on a terminal, shows the code and URL to a person instead of a JSON line, and opens no browser with --no-browser', async () => {
+    const dir = tempConfigDir();
+    // util-linux `script` runs till on a pseudo-terminal; its stdout carries both of till's streams.
+    const child = execa('script', ['-qec', `${process.execPath} ${TILL_BIN} login --server ${daemon.url} --no-browser`, '/dev/null'], {
+      env: tillEnv({ TILL_CONFIG_DIR: dir, NO_COLOR: '1' }),
+      extendEnv: false,
+      reject: false,
+    });
+    const userCode = await new Promise<string>((resolve) => {
+      let seen = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const match = /one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(seen);
+        if (match) resolve(match[1]);
+      });
+    });
+    const user = await signUp(daemon.url);
+    await decide(daemon.url, user.token, userCode.replace('-', ''), 'approve');
+    const result = await child;
+
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain('{"verification_uri_complete"');
+    expect(result.stdout).toContain(`Approve it at ${daemon.baseUrl}/device?user_code=${userCode.replace('-', '')}`);
+    expect(result.stdout).not.toContain('browser');
+    expect(result.stdout).toContain(`✓ Signed in to ${daemon.url} as ${user.name} <${user.email}>`);
   });
 
   it('exits 8 when the server cannot be reached', async () => {

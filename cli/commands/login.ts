@@ -33,7 +33,8 @@ export const login: Command<LoginOptions> = async (options, { env, out }) => {
     const opened = await openBrowser(code.verificationUriComplete);
     out.note(opened ? s.dim('Opened your browser.') : s.yellow('Could not open a browser; open the URL above yourself.'));
   }
-  out.note(s.dim(`Waiting for approval (the code expires in ${Math.round(code.expiresIn / 60)} min; Ctrl-C to cancel)…`));
+  const lifetime = code.expiresIn >= 120 ? `${Math.round(code.expiresIn / 60)} min` : `${code.expiresIn} s`;
+  out.note(s.dim(`Waiting for approval (the code expires in ${lifetime}; Ctrl-C to cancel)…`));
 
   const token = await waitForApproval(
     { poll: () => pollDeviceToken(api, code.deviceCode), sleep: (ms) => sleep(ms), now: Date.now },
@@ -48,6 +49,7 @@ export const login: Command<LoginOptions> = async (options, { env, out }) => {
   // The session this one replaces would otherwise live on, unused, until it expires.
   if (previous && previous.token !== token) await signOut(api, previous.token).catch(() => {});
 
+  if (env.TILL_TOKEN) out.note(s.yellow('TILL_TOKEN is set, so other commands keep using that token instead of this session.'));
   out.result({ server, user: serializeUser(session.user) }, (style) => `${style.green('✓')} Signed in to ${server} as ${style.bold(describeUser(session.user))}`);
 };
 

@@ -17,10 +17,9 @@ export const logout: Command<LogoutOptions> = async (options, { env, out }) => {
   if (!token) throw notSignedIn(server);
   // Revoke first: if the server cannot be reached, the token is kept so that logout can be retried.
   if (!options.local) await signOut(createApiClient({ server }), token);
-  const stored = store?.get(server);
   // With TILL_TOKEN the stored session is a different one; it is forgotten only if it is the same token.
-  const forgotten = Boolean(stored && stored.token === token);
-  if (forgotten) store!.forget(server);
+  const forgotten = store !== undefined && store.get(server)?.token === token;
+  if (forgotten) store.forget(server);
   out.result({ server, revoked: !options.local, forgotten, token_source: source }, (s) => {
     const what = options.local ? 'Forgot the session (the server was not told)' : 'Signed out';
     const suffix = source === 'env' && !forgotten ? ' (the TILL_TOKEN session; nothing was stored here)' : '';

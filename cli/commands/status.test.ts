@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
+import { deadServer, signUp, tempConfigDir, till } from '../testing/till.js';
+
+const version = (await import('../../package.json', { with: { type: 'json' } })).default.version;
+
+describe('till status', () => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startTestDaemon({ TILL_DEVICE_CODE_INTERVAL: '1s' });
+  });
+  afterAll(() => daemon?.close());
+
+  it('reports the server, its database, both versions and the signed-in user as JSON', async () => {
+    const user = await signUp(daemon.url, 'Ada Lovelace');
+    const result = await till(['status', '--json'], { TILL_CONFIG_DIR: tempConfigDir(), TILL_SERVER: daemon.url, TILL_TOKEN: user.token });
+
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      server: daemon.url,
+      reachable: true,
+      database: 'ok',
+      server_version: version,
+      cli_version: version,
+      signed_in: true,
+      user: { id: expect.any(String), email: user.email, name: 'Ada Lovelace', role: expect.any(String) },
+      token_source: 'env',
+    });
+  });
+
+  it('says "not signed in" without failing when there is no session', async () => {
+    const result = await till(['status', '--server', daemon.url], { TILL_CONFIG_DIR: tempConfigDir() });
+
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`Server     ${daemon.url}  ✓ reachable`);
+    expect(result.stdout).toContain('Database   ✓ ready');
+    expect(result.stdout).toContain(`Versions   server ${version} · cli ${version}`);
+    expect(result.stdout).toContain('Signed in  not signed in');
+  });
+
+  it('still reports, and exits 8, when the server cannot be reached', async () => {
+    const server = await deadServer();
+    const result = await till(['status', '--json'], { TILL_CONFIG_DIR: tempConfigDir(), TILL_SERVER: server, TILL_TOKEN: 'whatever' });
+
+    expect(result.exitCode).toBe(8);
+    expect(JSON.parse(result.stdout)).toMatchObject({ server, reachable: false, database: null, server_version: null, signed_in: null, user: null });
+  });
+});

@@ -10,6 +10,8 @@ import { clientIpHeader, requestLogging } from './http/request-context.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { pageRoutes } from './pages/routes.js';
 import { authHandler } from './http/auth-handler.js';
+import { v1Router } from './http/v1/router.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -23,6 +25,10 @@ export interface AppDeps {
   /** Largest request body accepted, in bytes. */
   bodyLimit?: number;
   trustProxy?: TrustProxy;
+  /** The clock time-driven decisions read (tests move it). */
+  clock?: Clock;
+  /** Seconds a session stays fresh enough to mint access tokens (TILL_SESSION_FRESH_AGE); 0 turns the check off. */
+  sessionFreshAge?: number;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
@@ -60,6 +66,7 @@ export function createApp(deps: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
 
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

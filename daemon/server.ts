@@ -49,7 +49,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: TILL_VERSION, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
+  const app = createApp({ db, auth, logger, baseUrl, version: TILL_VERSION, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge });
   server.on('request', app);
   logger.info({ url, database: config.database.client, version: TILL_VERSION }, 'tilld listening');
 

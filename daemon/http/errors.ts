@@ -1,15 +1,35 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isCoreError, type ErrorKind } from '../../core/errors.js';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { isCoreError, type CoreError, type ErrorKind } from '../../core/errors.js';
 
-export const STATUS_BY_KIND: Record<ErrorKind, number> = {
-  invalid: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payment_failed: 402,
-  rate_limited: 429,
+/** Each kind's status and the error name Polar's API (and so @polar-sh/sdk) expects in the body. */
+export const HTTP_BY_KIND: Record<ErrorKind, { status: number; error: string }> = {
+  invalid: { status: 422, error: 'RequestValidationError' },
+  unauthorized: { status: 401, error: 'Unauthorized' },
+  forbidden: { status: 403, error: 'NotPermitted' },
+  not_found: { status: 404, error: 'ResourceNotFound' },
+  conflict: { status: 409, error: 'Conflict' },
+  payment_failed: { status: 402, error: 'PaymentFailed' },
+  rate_limited: { status: 429, error: 'TooManyRequests' },
 };
+
+/** One item of a 422's `detail`, as Polar (FastAPI) writes it. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+function sendCoreError(res: Response, err: CoreError) {
+  const { status, error } = HTTP_BY_KIND[err.kind];
+  if (err.kind === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+  if (err.kind === 'invalid') {
+    // A 422's detail is always a list of issues; a failure without field issues still gets one.
+    const issues = Array.isArray(err.details) ? (err.details as ValidationIssue[]) : [{ loc: ['body'], msg: err.message, type: 'value_error' }];
+    res.status(status).json({ error, code: err.code, detail: issues });
+    return;
+  }
+  res.status(status).json({ error, code: err.code, detail: err.message });
+}
 
 /** The one place failures become HTTP: expected ones with their status, everything else a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
@@ -18,20 +38,20 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (isCoreError(err)) {
-    res.status(STATUS_BY_KIND[err.kind]).json({ error: err.code, detail: err.message });
+    sendCoreError(res, err);
     return;
   }
   const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {
     // body-parser and friends: too large, malformed JSON, wrong charset.
     const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : err.type === 'entity.parse.failed' ? 'MALFORMED_BODY' : 'BAD_REQUEST';
-    res.status(status).json({ error: code, detail: err.expose ? err.message : 'Bad request' });
+    res.status(status).json({ error: code, code, detail: err.expose ? err.message : 'Bad request' });
     return;
   }
   req.log?.error({ err }, 'unhandled error');
-  res.status(500).json({ error: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error', request_id: req.id });
+  res.status(500).json({ error: 'InternalServerError', code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error', request_id: req.id });
 };
 
 export const notFound: RequestHandler = (req, res) => {
-  res.status(404).json({ error: 'ResourceNotFound', detail: `No route for ${req.method} ${req.path}` });
+  res.status(404).json({ error: 'ResourceNotFound', code: 'ROUTE_NOT_FOUND', detail: `No route for ${req.method} ${req.path}` });
 };

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { isCoreError } from '../../core/errors.js';
-import { STATUS_BY_KIND } from '../http/errors.js';
+import { HTTP_BY_KIND } from '../http/errors.js';
 import { sendPage } from './render.js';
 import { ErrorPage } from './views/ErrorPage.js';
 
@@ -11,7 +11,7 @@ export const pageErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (isCoreError(err)) {
-    sendPage(res, STATUS_BY_KIND[err.kind], <ErrorPage title="Request refused" message={err.message} />);
+    sendPage(res, HTTP_BY_KIND[err.kind].status, <ErrorPage title="Request refused" message={err.message} />);
     return;
   }
   const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { Scope } from '../shared/scopes.js';
+
+/** `expires_in` as Polar takes it: seconds, or an ISO 8601 duration (`P30D`, `PT12H`); null never expires. */
+export const Duration = z.union([
+  z.number().int().positive().max(10 * 366 * 24 * 3600),
+  z
+    .string()
+    .regex(/^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/, 'Use seconds or an ISO 8601 duration such as P30D')
+    .refine((value) => value !== 'P' && !value.endsWith('T'), 'Use seconds or an ISO 8601 duration such as P30D'),
+]);
+
+export function durationSeconds(value: z.infer<typeof Duration>): number {
+  if (typeof value === 'number') return value;
+  const [, w, d, h, m, s] = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(value)!.map((part) => Number(part ?? 0));
+  return (((w * 7 + d) * 24 + h) * 60 + m) * 60 + s;
+}
+
+export const AccessTokenCreate = z.object({
+  organization_id: z.string().min(1).nullish(),
+  comment: z.string().trim().min(1).max(256),
+  expires_in: Duration.nullish(),
+  scopes: z.array(Scope).min(1).transform((scopes) => [...new Set(scopes)]),
+});
+export type AccessTokenCreate = z.infer<typeof AccessTokenCreate>;
+
+export const AccessTokenUpdate = z.object({
+  comment: z.string().trim().min(1).max(256).nullish(),
+  scopes: z.array(Scope).min(1).transform((scopes) => [...new Set(scopes)]).nullish(),
+});
+export type AccessTokenUpdate = z.infer<typeof AccessTokenUpdate>;
+
+export interface AccessToken {
+  id: string;
+  organizationId: string;
+  comment: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}

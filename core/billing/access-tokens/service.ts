@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../clock.js';
+import { newId } from '../../db/columns.js';
+import { CoreError } from '../../errors.js';
+import type { Page, PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { Scope } from '../shared/scopes.js';
+import {
+  deleteAccessToken as deleteRow,
+  findAccessToken,
+  findAccessTokenByHash,
+  insertAccessToken,
+  listAccessTokens as listRows,
+  touchAccessToken,
+  updateAccessToken as updateRow,
+} from './repository.js';
+import { durationSeconds, type AccessToken, type AccessTokenCreate, type AccessTokenUpdate } from './schema.js';
+
+/** Every organization access token starts with this, so it can be told from a session token at a glance. */
+export const ACCESS_TOKEN_PREFIX = 'till_oat_';
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const notFound = () => new CoreError('not_found', 'ACCESS_TOKEN_NOT_FOUND', 'Organization access token not found');
+
+/** The token a Bearer header names, if it is live; marks it used. */
+export async function authenticateAccessToken(db: Database, clock: Clock, token: string): Promise<AccessToken | undefined> {
+  const found = await findAccessTokenByHash(db, hashToken(token));
+  const now = clock.now();
+  if (!found || (found.expiresAt && found.expiresAt <= now)) return undefined;
+  await touchAccessToken(db, found.id, now);
+  return found;
+}
+
+/** Mints a token for one organization; the token itself is in the answer only, never stored. */
+export async function createAccessToken(
+  db: Database,
+  clock: Clock,
+  input: { organizationId: string; createdByUserId: string; request: AccessTokenCreate },
+): Promise<{ accessToken: AccessToken; token: string }> {
+  const now = clock.now();
+  const token = `${ACCESS_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const accessToken: AccessToken = {
+    id: newId(),
+    organizationId: input.organizationId,
+    comment: input.request.comment,
+    scopes: input.request.scopes as Scope[],
+    expiresAt: input.request.expires_in ? new Date(now.getTime() + durationSeconds(input.request.expires_in) * 1000) : null,
+    lastUsedAt: null,
+    createdAt: now,
+    modifiedAt: null,
+  };
+  await insertAccessToken(db, { ...accessToken, tokenHash: hashToken(token), createdByUserId: input.createdByUserId });
+  return { accessToken, token };
+}
+
+export function listAccessTokens(db: Database, organizationIds: readonly string[], sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<AccessToken>> {
+  return listRows(db, organizationIds, sorting, page);
+}
+
+export async function updateAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string, input: AccessTokenUpdate): Promise<AccessToken> {
+  return db.transaction(async (trx) => {
+    const current = await findAccessToken(trx, id, organizationIds);
+    if (!current) throw notFound();
+    const next = { ...current, comment: input.comment ?? current.comment, scopes: (input.scopes as Scope[] | null | undefined) ?? current.scopes, modifiedAt: clock.now() };
+    await updateRow(trx, id, { comment: next.comment, scopes: next.scopes, modifiedAt: next.modifiedAt });
+    return next;
+  });
+}
+
+export async function deleteAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string): Promise<void> {
+  if (!(await deleteRow(db, id, organizationIds, clock.now()))) throw notFound();
+}
+
+/** The wire shape (Polar's OrganizationAccessToken). */
+export function serializeAccessToken(token: AccessToken) {
+  return {
+    id: token.id,
+    created_at: token.createdAt.toISOString(),
+    modified_at: token.modifiedAt?.toISOString() ?? null,
+    scopes: token.scopes,
+    expires_at: token.expiresAt?.toISOString() ?? null,
+    comment: token.comment,
+    last_used_at: token.lastUsedAt?.toISOString() ?? null,
+    organization_id: token.organizationId,
+  };
+}

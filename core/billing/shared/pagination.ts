@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+export const MAX_LIMIT = 100;
+
+/** Polar's list paging: `page` from 1, `limit` from 1 (default 10); a limit above 100 is taken as 100, as Polar does. */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).default(10).transform((limit) => Math.min(limit, MAX_LIMIT)),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
+export interface Page<T> {
+  items: T[];
+  totalCount: number;
+}
+
+/** The wire shape of a list answer: `{items, pagination: {total_count, max_page}}`. */
+export function listResource<T, W>(page: Page<T>, query: PageQuery, serialize: (item: T) => W) {
+  return {
+    items: page.items.map(serialize),
+    pagination: { total_count: page.totalCount, max_page: Math.ceil(page.totalCount / query.limit) },
+  };
+}
+
+export const offsetOf = (query: PageQuery) => (query.page - 1) * query.limit;

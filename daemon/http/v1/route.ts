@@ -1,0 +1,118 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Principal } from '../../../core/billing/shared/principal.js';
+import { reachableOrganizations } from '../../../core/billing/shared/principal.js';
+import type { Scope } from '../../../core/billing/shared/scopes.js';
+import { CoreError } from '../../../core/errors.js';
+import { parseInput } from '../validate.js';
+import type { V1Deps } from './deps.js';
+import { resolvePrincipal } from './principal.js';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export interface RouteContext<P, Q, B> {
+  principal: Principal;
+  params: P;
+  query: Q;
+  body: B;
+  /** The raw query (for `metadata[key]` filters, which a schema cannot name). */
+  rawQuery: Record<string, unknown>;
+  deps: V1Deps;
+}
+
+/** One /v1 operation: what it takes, what it answers, which scope it needs, and the one service call it makes. */
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: Method;
+  /** Express path; `{id}` style is derived for the OpenAPI document. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Any one of these scopes lets the call through (Polar: a write scope implies read). */
+  scopes: readonly Scope[];
+  /** Only a signed-in user (not an access token) may call this. */
+  userOnly?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Schema of the answer, for the OpenAPI document. */
+  response?: z.ZodType;
+  /** Success status: 200 by default, 201 for creates, 204 for deletes (the SDK checks it exactly). */
+  status?: 200 | 201 | 204;
+  handler(context: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any>;
+
+/** Declares a route with its types inferred from its schemas. */
+export const defineRoute = <P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUndefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec<P, Q, B> => spec;
+
+/** Throws unless the principal holds one of the scopes somewhere (per-organization checks follow in services). */
+export function requireScope(principal: Principal, scopes: readonly Scope[], organizationId?: string) {
+  const reachable = reachableOrganizations(principal);
+  const granted = organizationId ? [reachable.get(organizationId)] : [...reachable.values()];
+  if (granted.some((set) => set && scopes.some((scope) => set.has(scope)))) return;
+  if (organizationId && !reachable.has(organizationId)) throw new CoreError('not_found', 'ORGANIZATION_NOT_FOUND', 'Organization not found');
+  throw new CoreError('forbidden', 'INSUFFICIENT_SCOPE', `This needs one of the scopes: ${scopes.join(', ')}`);
+}
+
+/** The organizations where the principal holds one of the scopes: the ones a call may see or touch. */
+export function organizationsWith(principal: Principal, scopes: readonly Scope[]): Set<string> {
+  const ids = new Set<string>();
+  for (const [id, granted] of reachableOrganizations(principal)) if (scopes.some((scope) => granted.has(scope))) ids.add(id);
+  return ids;
+}
+
+/**
+ * The organization a create applies to: the token's own, the one named (which the caller must reach,
+ * with a write scope), or the caller's only organization.
+ */
+export function targetOrganization(principal: Principal, requested: string | null | undefined, scopes: readonly Scope[]): string {
+  if (requested) {
+    requireScope(principal, scopes, requested);
+    return requested;
+  }
+  const candidates = [...reachableOrganizations(principal).keys()];
+  if (candidates.length === 1) {
+    requireScope(principal, scopes, candidates[0]);
+    return candidates[0];
+  }
+  throw new CoreError('invalid', 'ORGANIZATION_REQUIRED', 'organization_id is required', [
+    { loc: ['body', 'organization_id'], msg: candidates.length ? 'Field required: you belong to several organizations' : 'You belong to no organization', type: 'missing' },
+  ]);
+}
+
+/** Mounts the routes on a router: authenticate, check scope, validate, call, serialize. */
+export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V1Deps) {
+  for (const route of routes) {
+    const handler: RequestHandler = async (req: Request, res: Response, next) => {
+      try {
+        const principal = await resolvePrincipal(req, deps);
+        if (route.userOnly && principal.kind !== 'user') {
+          throw new CoreError('forbidden', 'USER_SESSION_REQUIRED', 'This needs a signed-in user, not an access token');
+        }
+        // A token's scopes hold for its one organization, so they are checked here; a user's rights differ per
+        // organization and are checked against the organization a call touches (unreachable ones read as 404).
+        if (principal.kind === 'organization_token') requireScope(principal, route.scopes);
+        const rawQuery = req.query as Record<string, unknown>;
+        const result = await route.handler({
+          principal,
+          params: route.params ? parseInput(route.params, req.params, 'path') : {},
+          query: route.query ? parseInput(route.query, rawQuery, 'query') : {},
+          body: route.body ? parseInput(route.body, req.body ?? {}, 'body') : undefined,
+          rawQuery,
+          deps,
+        });
+        const status = route.status ?? 200;
+        if (status === 204) res.status(204).end();
+        else res.status(status).json(result);
+      } catch (error) {
+        next(error);
+      }
+    };
+    router[route.method](route.path, handler);
+  }
+}

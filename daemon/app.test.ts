@@ -56,6 +56,22 @@ describe('tilld over HTTP', () => {
     expect(await res.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('refuses a chunked auth body above the limit with 413 too', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${daemon.url}/api/auth/sign-up/email`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      // No Content-Length: node sends it chunked, so only reading the body can tell its size.
+      req.write('{"name":"Chunky","email":"chunky@example.com","password":"');
+      req.write('x'.repeat(4096));
+      req.end('"}');
+    });
+    expect(status).toBe(413);
+  });
+
   it('answers an unknown route with a JSON 404', async () => {
     const res = await fetch(`${daemon.url}/no/such/route`);
     expect(res.status).toBe(404);

@@ -13,8 +13,6 @@ import { authHandler } from './http/auth-handler.js';
 import { v1Router } from './http/v1/router.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
 export interface AppDeps {
   db: Database;
   auth: TillAuth;
@@ -23,7 +21,7 @@ export interface AppDeps {
   baseUrl: string;
   version: string;
   /** Largest request body accepted, in bytes. */
-  bodyLimit?: number;
+  bodyLimit: number;
   trustProxy?: TrustProxy;
   /** The clock time-driven decisions read (tests move it). */
   clock?: Clock;
@@ -64,9 +62,9 @@ export function createApp(deps: AppDeps): Express {
   });
 
   // Better Auth parses its own bodies, so it is mounted before any body parser.
-  app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

@@ -80,3 +80,10 @@ describe('TILL_TRUST_PROXY', () => {
     expect(loadConfig({ TILL_DATA_DIR: dataDir, TILL_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
   });
 });
+
+describe('TILL_LOG_LEVEL', () => {
+  it('takes pino levels and refuses anything else with a message naming the variable', () => {
+    expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(() => loadConfig({ TILL_DATA_DIR: tempDir(), TILL_LOG_LEVEL: 'loud' })).toThrow(/TILL_LOG_LEVEL must be one of trace, debug/);
+  });
+});

@@ -39,6 +39,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Largest request body accepted by default: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
 export type TrustProxy = false | number | string[];
 
 /**
@@ -62,7 +65,9 @@ export function loadConfig(env: Env): DaemonConfig {
     : ({ client: 'sqlite', filename: join(dataDir, 'till.sqlite') } as const);
   if (database.client === 'sqlite' || !env.TILL_SECRET) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = env.TILL_SECRET || loadOrCreateSecret(dataDir);
-  if (secret.length < 32) throw new ConfigError('TILL_SECRET must be at least 32 characters long');
+  if (secret.length < 32) {
+    throw new ConfigError(env.TILL_SECRET ? 'TILL_SECRET must be at least 32 characters long' : `The secret in ${join(dataDir, 'secret')} is shorter than 32 characters: remove the file to have a new one made`);
+  }
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const baseUrl = (env.TILL_BASE_URL || `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`).replace(/\/+$/, '');
   try {
@@ -90,10 +95,18 @@ export function loadConfig(env: Env): DaemonConfig {
     },
     captcha: captchaSettings(env),
     rateLimit: env.TILL_RATE_LIMIT !== 'off',
-    logLevel: env.TILL_LOG_LEVEL || 'info',
-    bodyLimit: integer(env, 'TILL_BODY_LIMIT', 1024 * 1024, { min: 1024 }),
+    logLevel: logLevel(env.TILL_LOG_LEVEL),
+    bodyLimit: integer(env, 'TILL_BODY_LIMIT', DEFAULT_BODY_LIMIT, { min: 1024 }),
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
   };
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevel(raw: string | undefined): string {
+  if (!raw) return 'info';
+  if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`TILL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  return raw;
 }
 
 function defaultDataDir(env: Env): string {

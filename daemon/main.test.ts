@@ -67,3 +67,27 @@ describe('the tilld process', () => {
     expect(result.exitCode).toBe(2);
   });
 });
+
+describe('tilld start-up failures', () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.destroy().catch(() => {});
+  });
+
+  it('exits with a message instead of hanging when its port is taken', async () => {
+    const setup = await environment();
+    database = setup.database;
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = String((blocker.address() as { port: number }).port);
+    try {
+      const result = await execa('node', [tilld], { env: { ...setup.env, TILL_PORT: port }, reject: false, timeout: 20_000 });
+      expect(result.timedOut).toBe(false);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth } from '../core/auth/auth.js';
 import { createUser } from '../core/auth/users.js';
 import { isCoreError } from '../core/errors.js';
-import { TILL_VERSION } from '../core/version.js';
+import { tillVersion } from '../core/version.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -16,7 +16,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   let exitCode = 0;
   const program = new Command('tilld')
     .description('Till daemon: billing and auth API, pages, and migrations')
-    .version(TILL_VERSION)
+    .version(tillVersion())
     .exitOverride()
     .showHelpAfterError();
 

@@ -6,7 +6,7 @@ import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
 import { createApp } from './app.js';
 import type { Logger } from './logger.js';
-import { TILL_VERSION } from '../core/version.js';
+import { tillVersion } from '../core/version.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -24,17 +24,23 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Opens the database, migrates it, and serves the app on the configured host and port. */
 export async function startDaemon(config: DaemonConfig, logger: Logger, options: { db?: Database } = {}): Promise<RunningDaemon> {
   const db = options.db ?? createDatabase(config.database);
-  const applied = await migrateToLatest(db);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-  // Listen first: with port 0 the URL, and so the base URL in links, is known only now.
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    const applied = await migrateToLatest(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    // Listen first: with port 0 the URL, and so the base URL in links, is known only now.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // A pool left open would keep the process alive: a taken port must end tilld, not hang it.
+    if (!options.db) await db.destroy();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -49,9 +55,9 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: TILL_VERSION, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge });
   server.on('request', app);
-  logger.info({ url, database: config.database.client, version: TILL_VERSION }, 'tilld listening');
+  logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -49,6 +49,8 @@ export async function pollDeviceToken(api: ApiClient, deviceCode: string): Promi
   });
   const body = (response.body ?? {}) as Record<string, unknown>;
   if (response.status === 200 && typeof body.access_token === 'string') return { kind: 'token', accessToken: body.access_token };
+  // A 429 (the server's rate limit, shared by everyone behind one address) means the same as slow_down.
+  if (response.status === 429) return { kind: 'slow_down' };
   const kind = response.status === 400 && typeof body.error === 'string' ? POLL_ANSWERS[body.error] : undefined;
   if (kind && kind !== 'token') return { kind } as TokenPoll;
   throw httpFailure(api.server, response);

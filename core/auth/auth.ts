@@ -1,5 +1,5 @@
-import { betterAuth, getCurrentAdapter, type BetterAuthOptions, type DBAdapter } from 'better-auth';
-import { APIError, isAPIError } from 'better-auth/api';
+import { betterAuth, getCurrentAdapter, type BetterAuthOptions, type BetterAuthPlugin, type DBAdapter } from 'better-auth';
+import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from 'better-auth/api';
 import { admin } from 'better-auth/plugins/admin';
 import { bearer } from 'better-auth/plugins/bearer';
 import { captcha } from 'better-auth/plugins/captcha';
@@ -102,6 +102,44 @@ const organizationHooks = {
   },
 };
 
+/**
+ * SPEC §5/§8: revoking a token that is not the caller's is refused, and an unknown token is a 400
+ * "Session not found". Better Auth answers {status: true} to both and deletes nothing, which tells a
+ * caller nothing; this check runs first and says what happened.
+ */
+const revokeSessionGuard = createAuthMiddleware(async (ctx) => {
+  const token = (ctx.body as { token?: unknown } | undefined)?.token;
+  if (typeof token !== 'string') return; // Better Auth's own validation answers VALIDATION_ERROR.
+  const callerId = await callerUserId(ctx);
+  if (!callerId) return; // Better Auth answers 401 itself.
+  const target = await ctx.context.internalAdapter.findSession(token);
+  if (!target) throw new APIError('BAD_REQUEST', { code: 'SESSION_NOT_FOUND', message: 'Session not found' });
+  if (target.session.userId !== callerId) {
+    throw new APIError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'You can only revoke your own sessions' });
+  }
+});
+
+/**
+ * Who calls, from inside a before hook. Hooks see the request before the bearer plugin's header
+ * conversion is applied, so a Bearer token is looked up here directly (its part before the signature
+ * is the session token); otherwise the session cookie answers.
+ */
+async function callerUserId(ctx: Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]): Promise<string | undefined> {
+  const bearer = ctx.headers?.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+  if (bearer) {
+    const found = await ctx.context.internalAdapter.findSession(decodeURIComponent(bearer).split('.')[0]!);
+    return found && new Date(found.session.expiresAt) > new Date() ? found.session.userId : undefined;
+  }
+  return (await getSessionFromCtx(ctx))?.user.id;
+}
+
+/** Till's own checks on Better Auth's endpoints. */
+const tillGuards = () =>
+  ({
+    id: 'till-guards',
+    hooks: { before: [{ matcher: (ctx: { path?: string }) => ctx.path === '/revoke-session', handler: revokeSessionGuard }] },
+  }) satisfies BetterAuthPlugin;
+
 function assertTeamName(name: string) {
   if (name.trim().length < 1) throw new APIError('BAD_REQUEST', { code: 'VALIDATION_ERROR', message: 'Team name must be at least 1 character' });
 }
@@ -113,6 +151,7 @@ function assertTeamName(name: string) {
 function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
   const core = [
     bearer(),
+    tillGuards(),
     deviceAuthorization({
       expiresIn: device.expiresIn as '30m',
       interval: device.interval as '5s',
@@ -195,7 +234,7 @@ export function authOptions(settings: AuthSettings) {
             // Count through Better Auth's adapter: user creation runs in its transaction, which on
             // SQLite holds the pool's only connection, so a query on `settings.db` would wait forever.
             const adapter = await getCurrentAdapter(ctx?.context.adapter as DBAdapter);
-            const existing = adapter ? await adapter.count({ model: 'user' }) : await countUsers(settings.db);
+            const existing = await adapter.count({ model: 'user' });
             return existing > 0 ? { data: user } : { data: { ...user, role: 'admin' } };
           },
         },
@@ -214,11 +253,6 @@ export function authOptions(settings: AuthSettings) {
       : { disabled: true },
     plugins,
   } satisfies BetterAuthOptions;
-}
-
-async function countUsers(db: Database): Promise<number> {
-  const row = await db('user').count<{ n: number | string }[]>({ n: '*' }).first();
-  return Number(row?.n ?? 0);
 }
 
 export type TillAuth = ReturnType<typeof createAuth>;

@@ -213,12 +213,3 @@ export async function createBetterAuthTables(db: Knex, options: BetterAuthOption
     });
   }
 }
-
-/** Drops the tables of `options`, children first. */
-export async function dropBetterAuthTables(db: Knex, options: BetterAuthOptions): Promise<void> {
-  const pg = isPostgres(db);
-  for (const plan of planBetterAuthTables(options).reverse()) {
-    if (pg) await db.raw('drop table if exists ?? cascade', [plan.name]);
-    else await db.schema.dropTableIfExists(plan.name);
-  }
-}

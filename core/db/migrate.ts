@@ -34,7 +34,7 @@ export async function migrateToLatest(db: Database): Promise<string[]> {
   return applied;
 }
 
-/** Undoes every migration (tests and `tilld migrate --down` only). */
+/** Undoes every migration (tests only). */
 export async function rollbackAll(db: Database): Promise<void> {
   await db.migrate.rollback(config(), true);
 }

@@ -156,26 +156,21 @@ describe('revoking sessions', () => {
     expect((await first.client.get('/get-session', {}, 'bearer')).body?.session).toBeTruthy();
   });
 
-  // SPEC §5 says a foreign token is "unauthorized"; Better Auth 1.7.25 answers {status: true} and
-  // deletes nothing (it only deletes a session whose userId is the caller's). The point holds: the
-  // other user stays signed in.
-  it('does not revoke another user’s session, whatever it answers', async () => {
+  it('refuses to revoke another user’s session with 401, and the other user stays signed in', async () => {
     const mallory = await signUp(daemon.url);
     const alice = await signUp(daemon.url);
     const aliceToken = (await alice.client.get('/get-session', {}, 'bearer')).body.session.token;
     const res = await mallory.client.post('/revoke-session', { token: aliceToken }, 'bearer');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: true });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'UNAUTHORIZED' });
     expect((await alice.client.get('/get-session', { disableCookieCache: true }, 'bearer')).body?.session.token).toBe(aliceToken);
   });
 
-  // SPEC §8 lists "Revoking an unknown token: bad request, 'Session not found'"; 1.7.25 has no such
-  // error and answers {status: true}.
-  it('answers status true to an unknown token', async () => {
+  it('answers 400 "Session not found" to an unknown token', async () => {
     const { client } = await signUp(daemon.url);
     const res = await client.post('/revoke-session', { token: 'no-such-session-token' }, 'bearer');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: true });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'SESSION_NOT_FOUND', message: 'Session not found' });
   });
 
   it('revoke-sessions ends every session of the user and clears the caller’s cookie', async () => {

@@ -1,20 +1,31 @@
-import type { RequestHandler } from 'express';
-import { getRequest, setResponse } from 'better-call/node';
+import express, { type RequestHandler } from 'express';
+import { fromNodeHeaders } from 'better-auth/node';
+import { setResponse } from 'better-call/node';
 import type { TillAuth } from '../../core/auth/auth.js';
 
-const tooLarge = (limit: number) =>
-  Object.assign(new Error(`Request body is larger than ${limit} bytes`), { status: 413, type: 'entity.too.large', expose: true });
+/** Headers that describe the original transfer, not the buffered body handed on. */
+const TRANSFER_HEADERS = ['content-length', 'transfer-encoding', 'connection'];
 
-/** Serves Better Auth under Express with the daemon's body limit (its own Node handler has none). */
-export function authHandler(auth: TillAuth, bodyLimit: number): RequestHandler {
-  return async (req, res, next) => {
-    if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return next(tooLarge(bodyLimit));
+/**
+ * Serves Better Auth under Express. The body is read here, under the daemon's limit (413 otherwise,
+ * chunked uploads included), and handed to Better Auth as a web Request.
+ */
+export function authHandler(auth: TillAuth, bodyLimit: number): RequestHandler[] {
+  const readBody = express.raw({ type: () => true, limit: bodyLimit });
+  const handle: RequestHandler = async (req, res, next) => {
     try {
-      const base = `${req.protocol}://${req.headers.host ?? 'localhost'}`;
-      const response = await auth.handler(getRequest({ base, request: req, bodySizeLimit: bodyLimit }));
-      await setResponse(res, response);
+      const headers = fromNodeHeaders(req.headers);
+      for (const name of TRANSFER_HEADERS) headers.delete(name);
+      const hasBody = Buffer.isBuffer(req.body) && req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD';
+      const request = new Request(new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`), {
+        method: req.method,
+        headers,
+        body: hasBody ? new Uint8Array(req.body as Buffer) : undefined,
+      });
+      await setResponse(res, await auth.handler(request));
     } catch (error) {
       next(error);
     }
   };
+  return [readBody, handle];
 }

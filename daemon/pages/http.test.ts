@@ -119,7 +119,7 @@ describe('POST /sign-up and /sign-in', () => {
     expect(cookiesOf(response)).toContain('better-auth.session_token=');
   });
 
-  it.each(['https://evil.example/', '//evil.example/', '/\\evil.example/', '/%5Cevil.example', 'javascript:alert(1)', ' /account', '/sign-in'])(
+  it.each(['https://evil.example/', '//evil.example/', '/\\evil.example/', '/%5Cevil.example', 'javascript:alert(1)', ' /account', '/sign-in', '/.//evil.example', '/a/..//evil.example', '/%2e//evil.example'])(
     'refuses the open redirect next=%s and goes to /account',
     async (next) => {
       const user = newUser('next');

@@ -20,6 +20,8 @@ export function safeNext(value: unknown): string {
     return DEFAULT_NEXT;
   }
   if (url.origin !== PLACEHOLDER_ORIGIN) return DEFAULT_NEXT;
+  // Dot segments can normalise into `//host` (`/.//evil`, `/a/..//evil`), which a browser reads as another site.
+  if (url.pathname.startsWith('//') || url.pathname.includes('\\')) return DEFAULT_NEXT;
   if (url.pathname === '/sign-in' || url.pathname === '/sign-up') return DEFAULT_NEXT;
   return `${url.pathname}${url.search}${url.hash}`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TILL_VERSION } from '../../../core/version.js';
+import { tillVersion } from '../../../core/version.js';
 import type { AnyRoute } from './route.js';
 
 const toJsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' });
@@ -61,7 +61,7 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
   }
   return {
     openapi: '3.0.3',
-    info: { title: 'Till billing API', version: TILL_VERSION, description: "Polar's public wire format, served by tilld." },
+    info: { title: 'Till billing API', version: tillVersion(), description: "Polar's public wire format, served by tilld." },
     servers: [{ url: serverUrl }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token, or an organization access token (till_oat_…)' } } },
     paths,

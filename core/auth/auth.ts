@@ -7,10 +7,14 @@ import { deviceAuthorization, deviceAuthorizationOptionsSchema } from 'better-au
 import { organization } from 'better-auth/plugins/organization';
 import type { Database } from '../db/database.js';
 import { adminAc, adminRoles, organizationAc, organizationRoles } from './access.js';
-import { knexAdapter } from './knex-adapter.js';
+import { currentAuthTransaction, knexAdapter } from './knex-adapter.js';
+import { dialectOf } from '../db/database.js';
 import { DEVICE_CLIENTS } from './device-clients.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
+
+/** PostgreSQL advisory-lock key that serialises account creation ("till" in ASCII). */
+const FIRST_ADMIN_LOCK = 0x74696c6c;
 
 /** Header the daemon sets from the socket address, so rate limits key on the real client. */
 export const CLIENT_IP_HEADER = 'x-till-client-ip';
@@ -234,6 +238,10 @@ export function authOptions(settings: AuthSettings) {
             // Count through Better Auth's adapter: user creation runs in its transaction, which on
             // SQLite holds the pool's only connection, so a query on `settings.db` would wait forever.
             const adapter = await getCurrentAdapter(ctx?.context.adapter as DBAdapter);
+            // Two first sign-ups at once must not both see an empty table. SQLite's single connection
+            // serialises them already; on PostgreSQL a transaction-scoped lock does, until the winner commits.
+            const trx = currentAuthTransaction();
+            if (trx && dialectOf(trx) === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [FIRST_ADMIN_LOCK]);
             const existing = await adapter.count({ model: 'user' });
             return existing > 0 ? { data: user } : { data: { ...user, role: 'admin' } };
           },

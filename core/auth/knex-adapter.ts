@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { BetterAuthOptions } from 'better-auth';
 import {
@@ -37,6 +38,14 @@ function dialectOf(db: Knex): SqlDialect {
   const client = String(db.client.config.client);
   return client === 'pg' || client === 'postgres' || client === 'postgresql' ? 'postgres' : 'sqlite';
 }
+
+const openTransaction = new AsyncLocalStorage<Knex.Transaction>();
+
+/**
+ * The knex transaction Better Auth is running the current code in, if any: hooks that must act in
+ * the same transaction as Better Auth's own writes (a lock, a guarded insert) use it.
+ */
+export const currentAuthTransaction = (): Knex.Transaction | undefined => openTransaction.getStore();
 
 export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
   const dialect = dialectOf(db);
@@ -383,7 +392,7 @@ export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
             config: { ...factoryConfig, transaction: false },
             adapter: buildAdapter(trx, true),
           })(lazyOptions);
-          return callback(trxAdapter);
+          return openTransaction.run(trx, () => callback(trxAdapter));
         }),
     },
     adapter: buildAdapter(db, false),

@@ -1,9 +1,12 @@
 // Bundles the CLI into dist/cli so `till` starts by reading a few files instead of resolving
 // hundreds of modules. Terminal-UI code (ink, react) stays in lazily loaded chunks.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// Chunk names carry content hashes: clear the old ones so dist/cli holds exactly this build.
+rmSync('dist/cli/chunks', { recursive: true, force: true });
 
 await build({
   entryPoints: { till: 'cli/main.ts' },

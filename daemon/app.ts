@@ -12,6 +12,7 @@ import { pageRoutes } from './pages/routes.js';
 import { authHandler } from './http/auth-handler.js';
 import { v1Router } from './http/v1/router.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import type { FileStorage } from '../core/billing/files/storage.js';
 
 export interface AppDeps {
   db: Database;
@@ -27,6 +28,10 @@ export interface AppDeps {
   clock?: Clock;
   /** Seconds a session stays fresh enough to mint access tokens (TILL_SESSION_FRESH_AGE); 0 turns the check off. */
   sessionFreshAge?: number;
+  /** Where uploaded files are kept (the data directory's files/ in tilld). */
+  fileStorage?: FileStorage;
+  /** Largest file accepted, in bytes (TILL_MAX_FILE_SIZE). */
+  maxFileSize?: number;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
@@ -64,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseDatabaseUrl, type DatabaseConfig } from '../core/db/database.js';
+import { DEFAULT_MAX_FILE_SIZE } from '../core/billing/files/schema.js';
 import {
   CAPTCHA_PROVIDERS,
   DEFAULT_DEVICE_CODE_SETTINGS,
@@ -30,6 +31,8 @@ export interface DaemonConfig {
   bodyLimit: number;
   /** Express 'trust proxy': false, a hop count, or addresses/subnets of the proxies in front. */
   trustProxy: TrustProxy;
+  /** Largest uploaded file accepted, in bytes. */
+  maxFileSize: number;
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -98,6 +101,7 @@ export function loadConfig(env: Env): DaemonConfig {
     logLevel: logLevel(env.TILL_LOG_LEVEL),
     bodyLimit: integer(env, 'TILL_BODY_LIMIT', DEFAULT_BODY_LIMIT, { min: 1024 }),
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
+    maxFileSize: integer(env, 'TILL_MAX_FILE_SIZE', DEFAULT_MAX_FILE_SIZE, { min: 1 }),
   };
 }
 

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createDatabase, type Database } from '../core/db/database.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
 import { createApp } from './app.js';
+import { localFileStorage } from '../core/billing/files/local-storage.js';
 import type { Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
 
@@ -55,7 +57,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize });
   server.on('request', app);
   logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
 

@@ -116,3 +116,14 @@ describe('/v1/organization-access-tokens', () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+describe('input holding a NUL character', () => {
+  it('is refused with 422 wherever it appears, never reaching the database', async () => {
+    const inPath = await v1(owner.token, 'DELETE', '/organization-access-tokens/%00');
+    expect(inPath.status).toBe(422);
+    expect((await inPath.json()).detail[0].loc).toEqual(['path', 'id']);
+    const inBody = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'a\u0000b', scopes: ['products:read'] });
+    expect(inBody.status).toBe(422);
+    expect((await inBody.json()).detail[0].loc).toEqual(['body', 'comment']);
+  });
+});

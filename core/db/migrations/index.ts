@@ -2,6 +2,11 @@ import type { Migration } from '../migrate.js';
 import { authTables } from './0001_auth.js';
 import { outbox } from './0002_outbox.js';
 import { organizations } from './0003_organizations.js';
+import { customers } from './0004_customers.js';
+import { discounts } from './0005_discounts.js';
+import { customFields } from './0006_custom_fields.js';
+import { files } from './0007_files.js';
+import { benefits } from './0008_benefits.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
-export const migrations: readonly Migration[] = [authTables, outbox, organizations];
+export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits];

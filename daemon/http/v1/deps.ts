@@ -1,6 +1,7 @@
 import type { TillAuth } from '../../../core/auth/auth.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/database.js';
+import type { FileStorage } from '../../../core/billing/files/storage.js';
 
 /** What /v1 handlers are given. */
 export interface V1Deps {
@@ -9,4 +10,10 @@ export interface V1Deps {
   clock: Clock;
   /** Seconds a session stays fresh enough to mint access tokens; 0 turns the check off. */
   sessionFreshAge: number;
+  /** Public URL of this daemon (upload URLs, public file URLs). */
+  baseUrl: string;
+  /** Where uploaded file bytes are kept; the file routes need it. */
+  fileStorage?: FileStorage;
+  /** Largest file accepted, in bytes (TILL_MAX_FILE_SIZE); DEFAULT_MAX_FILE_SIZE when absent. */
+  maxFileSize?: number;
 }

@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import { fromDbBool, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import { dialectOf } from '../../db/database.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { Customer, CustomerFilter, CustomerKey } from './schema.js';
+
+type Executor = Knex | Knex.Transaction;
+const TABLE = 'customers';
+
+/** The unique indexes of migration 0004, named so a violation can be told apart on both dialects. */
+export const EMAIL_INDEX = 'customers_organization_email_uidx';
+export const EXTERNAL_ID_INDEX = 'customers_organization_external_id_uidx';
+
+function toCustomer(row: Record<string, unknown>): Customer {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    externalId: (row.external_id as string | null) ?? null,
+    email: String(row.email),
+    emailVerified: fromDbBool(row.email_verified),
+    name: (row.name as string | null) ?? null,
+    billingName: (row.billing_name as string | null) ?? null,
+    billingAddress: row.billing_address === null ? null : fromDbJson(row.billing_address),
+    taxId: row.tax_id === null ? null : fromDbJson(row.tax_id),
+    locale: (row.locale as string | null) ?? null,
+    metadata: fromDbJson(row.metadata),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+    deletedAt: fromDbTimeOrNull(row.deleted_at),
+  };
+}
+
+// email_lower carries the uniqueness (case-insensitive, and the same on both dialects, unlike SQL lower()).
+const toRow = (customer: Customer) => ({
+  organization_id: customer.organizationId,
+  external_id: customer.externalId,
+  email: customer.email,
+  email_lower: customer.email.toLowerCase(),
+  email_verified: customer.emailVerified,
+  type: 'individual',
+  name: customer.name,
+  billing_name: customer.billingName,
+  billing_address: customer.billingAddress ? toDbJson(customer.billingAddress) : null,
+  tax_id: customer.taxId ? toDbJson(customer.taxId) : null,
+  locale: customer.locale,
+  metadata: toDbJson(customer.metadata),
+  modified_at: toDbTimeOrNull(customer.modifiedAt),
+  deleted_at: toDbTimeOrNull(customer.deletedAt),
+});
+
+export async function insertCustomer(trx: Executor, customer: Customer): Promise<void> {
+  await trx(TABLE).insert({ id: customer.id, ...toRow(customer), created_at: toDbTime(customer.createdAt) });
+}
+
+/**
+ * Writes a live customer's fields; false when it is no longer live (deleted meanwhile), so a concurrent
+ * delete wins over an update instead of being undone by it.
+ */
+export async function saveCustomer(trx: Executor, customer: Customer): Promise<boolean> {
+  const count = await trx(TABLE).where({ id: customer.id }).whereNull('deleted_at').update(toRow(customer));
+  return count > 0;
+}
+
+/**
+ * Live (not deleted) customers of these organizations that the key names: one by id, possibly several by external id.
+ * `forUpdate` locks the rows on PostgreSQL, so two concurrent updates apply one after the other instead of the second
+ * overwriting the first with what it read before (SQLite has one writer at a time anyway).
+ */
+export async function findCustomers(db: Executor, key: CustomerKey, organizationIds: readonly string[], options: { forUpdate?: boolean } = {}): Promise<Customer[]> {
+  const query = db(TABLE).whereIn('organization_id', organizationIds).whereNull('deleted_at');
+  if ('id' in key) query.where({ id: key.id });
+  else query.where({ external_id: key.externalId });
+  if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();
+  const rows = await query.orderBy('id').limit(2);
+  return rows.map(toCustomer);
+}
+
+/** Whether a live customer of the organization has this email (case-insensitive), other than `exceptId`. */
+export async function isEmailTaken(db: Executor, organizationId: string, email: string, exceptId?: string): Promise<boolean> {
+  const query = db(TABLE).where({ organization_id: organizationId, email_lower: email.toLowerCase() }).whereNull('deleted_at');
+  if (exceptId) query.whereNot({ id: exceptId });
+  return Boolean(await query.first('id'));
+}
+
+export async function isExternalIdTaken(db: Executor, organizationId: string, externalId: string): Promise<boolean> {
+  return Boolean(await db(TABLE).where({ organization_id: organizationId, external_id: externalId }).whereNull('deleted_at').first('id'));
+}
+
+/** Which unique field a failed write collided on (`email`, `external_id`), or undefined for any other error. */
+export function duplicateField(error: unknown): 'email' | 'external_id' | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: string; constraint?: string; message?: string };
+  if (code !== '23505' && code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+  // PostgreSQL names the index; SQLite names the columns ("UNIQUE constraint failed: customers.organization_id, customers.email_lower").
+  const text = `${constraint ?? ''} ${message ?? ''}`;
+  if (text.includes(EMAIL_INDEX) || text.includes('customers.email_lower')) return 'email';
+  if (text.includes(EXTERNAL_ID_INDEX) || text.includes('customers.external_id')) return 'external_id';
+  return undefined;
+}
+
+const escapeLike = (value: string) => value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * `metadata[key]=v` filters: the key's value, read as text (`1`, `true`, `"pro"` → `1`, `true`, `pro`), must be one of
+ * the values given; every key must match. jsonb on PostgreSQL, JSON text walked with json_each on SQLite.
+ */
+function whereMetadata(db: Executor, query: Knex.QueryBuilder, filters: Record<string, string[]>) {
+  const pg = dialectOf(db) === 'postgres';
+  for (const [key, values] of Object.entries(filters)) {
+    const placeholders = values.map(() => '?').join(', ');
+    if (pg) {
+      query.whereRaw(`(customers.metadata ->> ?) in (${placeholders})`, [key, ...values]);
+    } else {
+      query.whereRaw(
+        `exists (select 1 from json_each(customers.metadata) as m where m.key = ? and ` +
+          `(case m.type when 'true' then 'true' when 'false' then 'false' else cast(m.value as text) end) in (${placeholders}))`,
+        [key, ...values],
+      );
+    }
+  }
+}
+
+function filtered(db: Executor, filter: CustomerFilter) {
+  const query = db(TABLE).whereIn('customers.organization_id', filter.organizationIds).whereNull('customers.deleted_at');
+  if (filter.email !== undefined) query.where('customers.email_lower', filter.email.toLowerCase());
+  if (filter.query !== undefined) {
+    const pattern = escapeLike(filter.query);
+    query.where((q) =>
+      q
+        .whereRaw(`customers.email_lower like ? escape '\\'`, [`%${pattern}%`])
+        .orWhereRaw(`lower(customers.name) like ? escape '\\'`, [`%${pattern}%`])
+        .orWhereRaw(`lower(customers.billing_name) like ? escape '\\'`, [`%${pattern}%`])
+        .orWhereRaw(`lower(customers.external_id) like ? escape '\\'`, [`${pattern}%`]),
+    );
+  }
+  whereMetadata(db, query, filter.metadata);
+  return query;
+}
+
+const SORT_COLUMNS: Record<string, string> = { created_at: 'customers.created_at', email: 'customers.email_lower', name: 'customers.name' };
+
+export async function listCustomers(db: Executor, filter: CustomerFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<Customer>> {
+  const [{ count }] = await filtered(db, filter).count<{ count: number | string }[]>({ count: '*' });
+  const query = filtered(db, filter).select('customers.*');
+  for (const { column, order } of sorting) {
+    const sortColumn = SORT_COLUMNS[column];
+    if (!sortColumn) continue;
+    // Customers without a name come last going up and first going down on both dialects, as on PostgreSQL.
+    if (column === 'name') query.orderByRaw(`(${sortColumn} is null) ${order}`);
+    query.orderBy(sortColumn, order);
+  }
+  const rows = await query.orderBy('customers.id').limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toCustomer), totalCount: Number(count) };
+}

@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import { fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import type { Metadata } from '../shared/metadata.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { DiscountDuration, StoredDiscount } from './schema.js';
+
+type Executor = Knex | Knex.Transaction;
+const TABLE = 'discounts';
+const PRODUCTS = 'discount_products';
+
+/** Codes are unique and looked up case-insensitively: this is the form they are compared in. */
+export const codeKey = (code: string): string => code.toUpperCase();
+
+/** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || (code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(message ?? ''));
+}
+
+function toStoredDiscount(row: Record<string, unknown>, productIds: string[]): StoredDiscount {
+  const common = {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    name: String(row.name),
+    code: (row.code as string | null) ?? null,
+    duration: row.duration as DiscountDuration,
+    durationInMonths: row.duration_in_months === null ? null : fromDbInt(row.duration_in_months),
+    startsAt: fromDbTimeOrNull(row.starts_at),
+    endsAt: fromDbTimeOrNull(row.ends_at),
+    maxRedemptions: row.max_redemptions === null ? null : fromDbInt(row.max_redemptions),
+    redemptionsCount: fromDbInt(row.redemptions_count),
+    metadata: fromDbJson<Metadata>(row.metadata),
+    productIds,
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+  return row.type === 'fixed'
+    ? { ...common, type: 'fixed', amount: fromDbInt(row.amount), currency: String(row.currency) }
+    : { ...common, type: 'percentage', basisPoints: fromDbInt(row.basis_points) };
+}
+
+/** The columns a discount's editable state is written to (created and updated alike). */
+function toRow(discount: StoredDiscount) {
+  return {
+    name: discount.name,
+    code: discount.code,
+    code_key: discount.code === null ? null : codeKey(discount.code),
+    type: discount.type,
+    duration: discount.duration,
+    duration_in_months: discount.durationInMonths,
+    amount: discount.type === 'fixed' ? discount.amount : null,
+    currency: discount.type === 'fixed' ? discount.currency : null,
+    basis_points: discount.type === 'percentage' ? discount.basisPoints : null,
+    starts_at: toDbTimeOrNull(discount.startsAt),
+    ends_at: toDbTimeOrNull(discount.endsAt),
+    max_redemptions: discount.maxRedemptions,
+    metadata: toDbJson(discount.metadata),
+    modified_at: toDbTimeOrNull(discount.modifiedAt),
+  };
+}
+
+async function productIdsOf(db: Executor, discountIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byDiscount = new Map<string, string[]>(discountIds.map((id) => [id, []]));
+  if (discountIds.length === 0) return byDiscount;
+  const rows = await db(PRODUCTS).whereIn('discount_id', discountIds).orderBy(['discount_id', 'position']).select('discount_id', 'product_id');
+  for (const row of rows) byDiscount.get(row.discount_id)?.push(row.product_id);
+  return byDiscount;
+}
+
+async function writeProducts(trx: Knex.Transaction, discountId: string, productIds: readonly string[]) {
+  await trx(PRODUCTS).where({ discount_id: discountId }).delete();
+  if (productIds.length) await trx(PRODUCTS).insert(productIds.map((productId, position) => ({ discount_id: discountId, product_id: productId, position })));
+}
+
+/** Inserts a discount and its products; false when a live discount of the organization has the code. */
+export async function insertDiscount(trx: Knex.Transaction, discount: StoredDiscount): Promise<boolean> {
+  try {
+    await trx(TABLE).insert({
+      ...toRow(discount),
+      id: discount.id,
+      organization_id: discount.organizationId,
+      redemptions_count: discount.redemptionsCount,
+      created_at: toDbTime(discount.createdAt),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+  await writeProducts(trx, discount.id, discount.productIds);
+  return true;
+}
+
+/** Writes an updated discount and its products; false when another live discount has the code. */
+export async function saveDiscount(trx: Knex.Transaction, discount: StoredDiscount): Promise<boolean> {
+  try {
+    await trx(TABLE).where({ id: discount.id }).update(toRow(discount));
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+  await writeProducts(trx, discount.id, discount.productIds);
+  return true;
+}
+
+/** A live (not deleted) discount of one of the organizations. */
+export async function findDiscount(db: Executor, id: string, organizationIds: readonly string[]): Promise<StoredDiscount | undefined> {
+  const row = await db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at').first();
+  return row ? toStoredDiscount(row, (await productIdsOf(db, [row.id])).get(row.id) ?? []) : undefined;
+}
+
+/** The live discount an organization gives out under a code, whatever its case. */
+export async function findDiscountByCode(db: Executor, organizationId: string, code: string): Promise<StoredDiscount | undefined> {
+  const row = await db(TABLE).where({ organization_id: organizationId, code_key: codeKey(code) }).whereNull('deleted_at').first();
+  return row ? toStoredDiscount(row, (await productIdsOf(db, [row.id])).get(row.id) ?? []) : undefined;
+}
+
+const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', name: 'name', code: 'code_key', redemptions_count: 'redemptions_count', ends_at: 'ends_at' };
+
+/** `%query%` for LIKE, with the query's own wildcards taken literally. */
+const containing = (query: string) => `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listDiscounts(
+  db: Executor,
+  filter: { organizationIds: readonly string[]; query?: string },
+  sorting: readonly SortCriterion[],
+  page: PageQuery,
+): Promise<Page<StoredDiscount>> {
+  const scoped = () => {
+    const query = db(TABLE).whereIn('organization_id', filter.organizationIds).whereNull('deleted_at');
+    if (filter.query) {
+      const pattern = containing(filter.query);
+      query.andWhere((q) => q.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("lower(code) like ? escape '\\'", [pattern]));
+    }
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped();
+  for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
+  const rows = await query.orderBy('id').limit(page.limit).offset(offsetOf(page));
+  const products = await productIdsOf(db, rows.map((row) => row.id));
+  return { items: rows.map((row) => toStoredDiscount(row, products.get(row.id) ?? [])), totalCount: Number(count) };
+}
+
+/** Soft delete: the row stays for the orders that redeemed it, and its code is free again. */
+export async function deleteDiscount(trx: Executor, id: string, organizationIds: readonly string[], at: Date): Promise<boolean> {
+  const count = await trx(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at').update({ deleted_at: toDbTime(at) });
+  return count > 0;
+}
+
+/**
+ * Counts one redemption unless the discount is used up (or deleted): one guarded UPDATE, so concurrent
+ * checkouts can never redeem it more than `max_redemptions` times. Returns whether it was counted.
+ */
+export async function claimRedemption(trx: Executor, id: string): Promise<boolean> {
+  const count = await trx(TABLE)
+    .where({ id })
+    .whereNull('deleted_at')
+    .andWhere((q) => q.whereNull('max_redemptions').orWhereRaw('redemptions_count < max_redemptions'))
+    .update({ redemptions_count: trx.raw('redemptions_count + 1') });
+  return count > 0;
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { Metadata } from '../shared/metadata.js';
+
+export const DISCOUNT_TYPES = ['fixed', 'percentage'] as const;
+export const DISCOUNT_DURATIONS = ['once', 'forever', 'repeating'] as const;
+export const DISCOUNT_SORTING = ['created_at', 'name', 'code', 'redemptions_count', 'ends_at'] as const;
+
+/** Polar's code rule: letters and digits only, 3–256 of them; an empty string means "no code". */
+const Code = z
+  .string()
+  .trim()
+  .refine((value) => value === '' || /^[\p{L}\p{N}]{3,256}$/u.test(value), 'Code must be 3 to 256 letters or digits')
+  .transform((value) => (value === '' ? null : value));
+
+const Timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+const Amount = z.number().int().min(0).max(999_999_999_999);
+const Currency = z.string().regex(/^[a-z]{3}$/, 'Use a lowercase ISO 4217 code such as usd');
+const BasisPoints = z.number().int().min(1).max(10_000);
+const DurationInMonths = z.number().int().min(1).max(999);
+
+/** The deprecated single-currency form and the multi-currency `amounts`; Till keeps one currency per discount. */
+const Amounts = z
+  .record(Currency, Amount)
+  .refine((amounts) => Object.keys(amounts).length === 1, 'Give the amount in exactly one currency');
+
+const Common = {
+  name: z.string().trim().min(1).max(256),
+  code: Code.nullish(),
+  starts_at: Timestamp.nullish(),
+  ends_at: Timestamp.nullish(),
+  max_redemptions: z.number().int().min(1).nullish(),
+  duration: z.enum(DISCOUNT_DURATIONS),
+  duration_in_months: DurationInMonths.nullish(),
+  products: z.array(z.uuid()).max(100).nullish(),
+  organization_id: z.string().min(1).nullish(),
+  metadata: Metadata.optional(),
+};
+
+type Issue = { path: (string | number)[]; message: string };
+
+/** duration_in_months goes with `repeating` and only with it. */
+function durationIssues(duration: string | null | undefined, months: number | null | undefined): Issue[] {
+  if (duration === 'repeating' && (months === null || months === undefined)) {
+    return [{ path: ['duration_in_months'], message: 'Field required for a repeating discount' }];
+  }
+  if (duration && duration !== 'repeating' && months !== null && months !== undefined) {
+    return [{ path: ['duration_in_months'], message: 'Only a repeating discount takes duration_in_months' }];
+  }
+  return [];
+}
+
+/** starts_at comes strictly before ends_at when both are set. */
+export function windowIssues(startsAt: Date | null | undefined, endsAt: Date | null | undefined): Issue[] {
+  return startsAt && endsAt && startsAt >= endsAt ? [{ path: ['ends_at'], message: 'starts_at must be before ends_at' }] : [];
+}
+
+const FixedCreate = z.object({
+  ...Common,
+  type: z.literal('fixed'),
+  amount: Amount.nullish(),
+  currency: Currency.nullish(),
+  amounts: Amounts.nullish(),
+});
+
+const PercentageCreate = z.object({ ...Common, type: z.literal('percentage'), basis_points: BasisPoints });
+
+/** POST /v1/discounts: `type` picks the fixed or the percentage form. */
+export const DiscountCreate = z.discriminatedUnion('type', [FixedCreate, PercentageCreate]).superRefine((input, ctx) => {
+  const issues = [...durationIssues(input.duration, input.duration_in_months), ...windowIssues(input.starts_at, input.ends_at)];
+  if (input.type === 'fixed' && (input.amount === null || input.amount === undefined) && !input.amounts) {
+    issues.push({ path: ['amount'], message: 'Field required: amount (with currency) or amounts' });
+  }
+  for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
+});
+export type DiscountCreate = z.infer<typeof DiscountCreate>;
+
+/**
+ * PATCH /v1/discounts/{id}. Every field optional; `null` leaves name, type, duration and the amount
+ * as they are, and clears code, starts_at, ends_at, max_redemptions.
+ */
+export const DiscountUpdate = z.object({
+  name: Common.name.nullish(),
+  code: Code.nullish(),
+  starts_at: Timestamp.nullish(),
+  ends_at: Timestamp.nullish(),
+  max_redemptions: Common.max_redemptions,
+  duration: z.enum(DISCOUNT_DURATIONS).nullish(),
+  duration_in_months: DurationInMonths.nullish(),
+  type: z.enum(DISCOUNT_TYPES).nullish(),
+  amount: Amount.nullish(),
+  currency: Currency.nullish(),
+  amounts: Amounts.nullish(),
+  basis_points: BasisPoints.nullish(),
+  products: Common.products,
+  metadata: Metadata.optional(),
+});
+export type DiscountUpdate = z.infer<typeof DiscountUpdate>;
+
+export type DiscountType = (typeof DISCOUNT_TYPES)[number];
+export type DiscountDuration = (typeof DISCOUNT_DURATIONS)[number];
+
+/** What a discount takes off: an amount in one currency, or a share in basis points (1/100 of a percent). */
+export type DiscountTerms = { type: 'fixed'; amount: number; currency: string } | { type: 'percentage'; basisPoints: number };
+
+/** A product a discount is restricted to, as Polar shows it (a product without prices, benefits or media). */
+export interface DiscountProduct {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  visibility: string;
+  recurringInterval: string | null;
+  recurringIntervalCount: number | null;
+  trialInterval: string | null;
+  trialIntervalCount: number | null;
+  meterInterval: string | null;
+  meterIntervalCount: number | null;
+  isArchived: boolean;
+  metadata: Metadata;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+/** A discount as stored: its restriction is a list of product ids. */
+export type StoredDiscount = DiscountTerms & {
+  id: string;
+  organizationId: string;
+  name: string;
+  code: string | null;
+  duration: DiscountDuration;
+  /** Set exactly when the duration is `repeating`. */
+  durationInMonths: number | null;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  maxRedemptions: number | null;
+  redemptionsCount: number;
+  metadata: Metadata;
+  productIds: string[];
+  createdAt: Date;
+  modifiedAt: Date | null;
+};
+
+/** A discount with the products it is restricted to (none: it applies to every product). */
+export type Discount = StoredDiscount & { products: DiscountProduct[] };

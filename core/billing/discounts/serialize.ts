@@ -1,0 +1,52 @@
+import type { Discount, DiscountProduct } from './schema.js';
+
+/** Polar's DiscountProduct: a product without prices, benefits, media or custom fields. */
+export function serializeDiscountProduct(product: DiscountProduct) {
+  return {
+    id: product.id,
+    created_at: product.createdAt.toISOString(),
+    modified_at: product.modifiedAt?.toISOString() ?? null,
+    trial_interval: product.trialInterval,
+    trial_interval_count: product.trialIntervalCount,
+    name: product.name,
+    description: product.description,
+    visibility: product.visibility,
+    recurring_interval: product.recurringInterval,
+    recurring_interval_count: product.recurringIntervalCount,
+    meter_interval: product.meterInterval,
+    meter_interval_count: product.meterIntervalCount,
+    is_recurring: product.recurringInterval !== null,
+    is_archived: product.isArchived,
+    organization_id: product.organizationId,
+    metadata: product.metadata,
+  };
+}
+
+/**
+ * The Discount of Polar's API (the one place its wire shape is written). The SDK tells the four shapes
+ * apart by their fields: `duration_in_months` only when repeating; a fixed discount carries `amount`,
+ * `currency` and `amounts` (all three required), a percentage one `basis_points`.
+ */
+export function serializeDiscount(discount: Discount) {
+  return {
+    id: discount.id,
+    created_at: discount.createdAt.toISOString(),
+    modified_at: discount.modifiedAt?.toISOString() ?? null,
+    metadata: discount.metadata,
+    name: discount.name,
+    code: discount.code,
+    type: discount.type,
+    duration: discount.duration,
+    ...(discount.duration === 'repeating' ? { duration_in_months: discount.durationInMonths } : {}),
+    ...(discount.type === 'fixed'
+      ? { amount: discount.amount, currency: discount.currency, amounts: { [discount.currency]: discount.amount } }
+      : { basis_points: discount.basisPoints }),
+    starts_at: discount.startsAt?.toISOString() ?? null,
+    ends_at: discount.endsAt?.toISOString() ?? null,
+    max_redemptions: discount.maxRedemptions,
+    redemptions_count: discount.redemptionsCount,
+    organization_id: discount.organizationId,
+    products: discount.products.map(serializeDiscountProduct),
+  };
+}
+export type DiscountWire = ReturnType<typeof serializeDiscount>;

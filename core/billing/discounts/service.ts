@@ -1,0 +1,153 @@
+import type { Clock } from '../../clock.js';
+import { newId } from '../../db/columns.js';
+import type { Database } from '../../db/database.js';
+import { CoreError } from '../../errors.js';
+import type { Page, PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import { findDiscountProducts } from './products.js';
+import { deleteDiscount as deleteRow, findDiscount, insertDiscount, listDiscounts as listRows, saveDiscount } from './repository.js';
+import { windowIssues, type Discount, type DiscountCreate, type DiscountProduct, type DiscountTerms, type DiscountUpdate, type StoredDiscount } from './schema.js';
+
+/** The organizations a caller may read in, and those it may also change things in. */
+export interface Access {
+  read: ReadonlySet<string>;
+  write: ReadonlySet<string>;
+}
+
+type Issue = { loc: (string | number)[]; msg: string; type: string };
+
+const notFound = () => new CoreError('not_found', 'DISCOUNT_NOT_FOUND', 'Discount not found');
+const invalid = (issues: Issue[]) => new CoreError('invalid', 'INVALID_DISCOUNT', 'Invalid discount', issues);
+const issue = (path: (string | number)[], msg: string): Issue => ({ loc: ['body', ...path], msg, type: 'value_error' });
+const codeTaken = () => new CoreError('invalid', 'DISCOUNT_CODE_TAKEN', 'A discount with this code exists', [issue(['code'], 'Discount with this code already exists.')]);
+
+/** Attaches the products each discount is restricted to, in one look-up for the lot. */
+async function withProducts(db: Database, discounts: StoredDiscount[]): Promise<Discount[]> {
+  const found = new Map((await findDiscountProducts(db, discounts.flatMap((d) => d.productIds))).map((p) => [p.id, p]));
+  return discounts.map((discount) => ({
+    ...discount,
+    products: discount.productIds.map((id) => found.get(id)).filter((p): p is DiscountProduct => p !== undefined),
+  }));
+}
+
+/** Checks that every id names a product of the organization; the ids without repeats, in order. */
+async function productsOf(db: Database, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  const found = new Set((await findDiscountProducts(db, ids)).filter((p) => p.organizationId === organizationId).map((p) => p.id));
+  const issues = ids.flatMap((id, index) => (found.has(id) ? [] : [issue(['products', index], 'Product not found.')]));
+  if (issues.length) throw invalid(issues);
+  return [...new Set(ids)];
+}
+
+/** The fixed amount of a create or update: `amount` (with `currency`, else `fallback`) or the one entry of `amounts`. */
+function fixedAmount(input: { amount?: number | null; currency?: string | null; amounts?: Record<string, number> | null }, fallback: string) {
+  if (input.amount !== null && input.amount !== undefined) return { amount: input.amount, currency: input.currency ?? fallback };
+  const [entry] = Object.entries(input.amounts ?? {});
+  return entry ? { amount: entry[1], currency: entry[0] } : undefined;
+}
+
+export async function getDiscount(db: Database, readable: ReadonlySet<string>, id: string): Promise<Discount> {
+  const found = await findDiscount(db, id, [...readable]);
+  if (!found) throw notFound();
+  return (await withProducts(db, [found]))[0];
+}
+
+export async function listDiscounts(
+  db: Database,
+  filter: { organizationIds: readonly string[]; query?: string },
+  sorting: readonly SortCriterion[],
+  page: PageQuery,
+): Promise<Page<Discount>> {
+  const stored = await listRows(db, filter, sorting, page);
+  return { items: await withProducts(db, stored.items), totalCount: stored.totalCount };
+}
+
+export async function createDiscount(db: Database, clock: Clock, organizationId: string, input: DiscountCreate): Promise<Discount> {
+  return db.transaction(async (trx) => {
+    // The schema has made sure a fixed discount has an amount in one form or the other.
+    const terms: DiscountTerms = input.type === 'fixed' ? { type: 'fixed', ...fixedAmount(input, 'usd')! } : { type: 'percentage', basisPoints: input.basis_points };
+    const discount: StoredDiscount = {
+      ...terms,
+      id: newId(),
+      organizationId,
+      name: input.name,
+      code: input.code ?? null,
+      duration: input.duration,
+      durationInMonths: input.duration === 'repeating' ? (input.duration_in_months ?? null) : null,
+      startsAt: input.starts_at ?? null,
+      endsAt: input.ends_at ?? null,
+      maxRedemptions: input.max_redemptions ?? null,
+      redemptionsCount: 0,
+      metadata: input.metadata ?? {},
+      productIds: await productsOf(trx, organizationId, input.products ?? []),
+      createdAt: clock.now(),
+      modifiedAt: null,
+    };
+    if (!(await insertDiscount(trx, discount))) throw codeTaken();
+    return (await withProducts(trx, [discount]))[0];
+  });
+}
+
+function changedTerms(current: DiscountTerms, next: DiscountTerms): string[] {
+  if (current.type === 'fixed' && next.type === 'fixed') {
+    return [...(next.amount !== current.amount ? ['amount'] : []), ...(next.currency !== current.currency ? ['currency'] : [])];
+  }
+  return current.type === 'percentage' && next.type === 'percentage' && next.basisPoints !== current.basisPoints ? ['basis_points'] : [];
+}
+
+/** The new terms of an update, and the issues that refuse it. Type and, once redeemed, the terms are fixed. */
+function nextTerms(current: StoredDiscount, input: DiscountUpdate): { terms: DiscountTerms; issues: Issue[] } {
+  const issues: Issue[] = [];
+  if (input.type && input.type !== current.type) issues.push(issue(['type'], 'Type cannot be changed.'));
+  const terms: DiscountTerms =
+    current.type === 'fixed'
+      ? { type: 'fixed', ...(fixedAmount(input, current.currency) ?? { amount: current.amount, currency: input.currency ?? current.currency }) }
+      : { type: 'percentage', basisPoints: input.basis_points ?? current.basisPoints };
+  if (current.redemptionsCount > 0) {
+    for (const field of changedTerms(current, terms)) issues.push(issue([field], 'This field cannot be changed because the discount has already been redeemed.'));
+  }
+  return { terms, issues };
+}
+
+export async function updateDiscount(db: Database, clock: Clock, access: Access, id: string, input: DiscountUpdate): Promise<Discount> {
+  return db.transaction(async (trx) => {
+    const current = await findDiscount(trx, id, [...access.read]);
+    if (!current) throw notFound();
+    if (!access.write.has(current.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this discount but not change it');
+
+    const { terms, issues } = nextTerms(current, input);
+    if (input.duration && input.duration !== current.duration) issues.push(issue(['duration'], 'Duration cannot be changed.'));
+    if (current.duration !== 'repeating' && input.duration_in_months !== null && input.duration_in_months !== undefined) {
+      issues.push(issue(['duration_in_months'], 'Only a repeating discount takes duration_in_months'));
+    }
+    const startsAt = input.starts_at === undefined ? current.startsAt : input.starts_at;
+    const endsAt = input.ends_at === undefined ? current.endsAt : input.ends_at;
+    issues.push(...windowIssues(startsAt, endsAt).map((i) => issue(i.path, i.message)));
+    if (issues.length) throw invalid(issues);
+
+    const next: StoredDiscount = {
+      ...current,
+      ...terms,
+      name: input.name ?? current.name,
+      code: input.code === undefined ? current.code : input.code,
+      durationInMonths: current.duration === 'repeating' ? (input.duration_in_months ?? current.durationInMonths) : null,
+      startsAt,
+      endsAt,
+      maxRedemptions: input.max_redemptions === undefined ? current.maxRedemptions : input.max_redemptions,
+      metadata: input.metadata ?? current.metadata,
+      productIds: input.products ? await productsOf(trx, current.organizationId, input.products) : current.productIds,
+      modifiedAt: clock.now(),
+    };
+    if (!(await saveDiscount(trx, next))) throw codeTaken();
+    return (await withProducts(trx, [next]))[0];
+  });
+}
+
+/** Soft-deletes a discount (204): it stops being found, and its code may be given to another. */
+export async function deleteDiscount(db: Database, clock: Clock, access: Access, id: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const current = await findDiscount(trx, id, [...access.read]);
+    if (!current) throw notFound();
+    if (!access.write.has(current.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this discount but not delete it');
+    await deleteRow(trx, id, [current.organizationId], clock.now());
+  });
+}

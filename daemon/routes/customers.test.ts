@@ -315,7 +315,7 @@ describe('/v1/customers', () => {
       ['POST', '/customers/', { email: uniqueEmail(), external_id: '', organization_id: organizationId }, ['body', 'external_id']],
       ['PATCH', `/customers/${customer.id}`, { email: 'nope' }, ['body', 'email']],
       ['PATCH', `/customers/${customer.id}`, { type: 'team' }, ['body', 'type']],
-      ['PATCH', `/customers/${customer.id}`, { metadata: { k: 'nul\u0000' } }, ['body', 'metadata']],
+      ['PATCH', `/customers/${customer.id}`, { metadata: { k: 'nul\u0000' } }, ['body', 'metadata', 'k']],
       ['GET', '/customers/external/nul%00', undefined, ['path', 'external_id']],
       ['GET', '/customers/?query=nul%00', undefined, ['query', 'query']],
       ['GET', '/customers/?metadata%5Bk%5D=nul%00', undefined, ['query', 'k', 0]],

@@ -318,7 +318,7 @@ describe('/v1/customers', () => {
       ['PATCH', `/customers/${customer.id}`, { metadata: { k: 'nul\u0000' } }, ['body', 'metadata', 'k']],
       ['GET', '/customers/external/nul%00', undefined, ['path', 'external_id']],
       ['GET', '/customers/?query=nul%00', undefined, ['query', 'query']],
-      ['GET', '/customers/?metadata%5Bk%5D=nul%00', undefined, ['query', 'k', 0]],
+      ['GET', '/customers/?metadata%5Bk%5D=nul%00', undefined, ['query', 'metadata[k]']],
       ['GET', '/customers/?page=0', undefined, ['query', 'page']],
       ['DELETE', `/customers/${customer.id}?anonymize=maybe`, undefined, ['query', 'anonymize']],
     ];

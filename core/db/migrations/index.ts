@@ -7,6 +7,7 @@ import { discounts } from './0005_discounts.js';
 import { customFields } from './0006_custom_fields.js';
 import { files } from './0007_files.js';
 import { benefits } from './0008_benefits.js';
+import { products } from './0009_products.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
-export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits];
+export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits, products];

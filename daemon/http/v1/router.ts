@@ -6,13 +6,14 @@ import { customFieldRoutes } from '../../routes/custom-fields.js';
 import { customerRoutes } from '../../routes/customers.js';
 import { fileRoutes, fileTransferRouter } from '../../routes/files.js';
 import { benefitRoutes } from '../../routes/benefits.js';
+import { productRoutes } from '../../routes/products.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

@@ -1,0 +1,257 @@
+import type { Knex } from 'knex';
+import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import { dialectOf } from '../../db/database.js';
+import type { Metadata } from '../shared/metadata.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
+
+type Executor = Knex | Knex.Transaction;
+const PRODUCTS = 'products';
+const PRICES = 'product_prices';
+const BENEFITS = 'product_benefits';
+const MEDIAS = 'product_medias';
+const CUSTOM_FIELDS = 'product_custom_fields';
+
+const intOrNull = (value: unknown) => (value === null || value === undefined ? null : fromDbInt(value));
+
+function toProduct(row: Record<string, unknown>): StoredProduct {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    name: String(row.name),
+    description: (row.description as string | null) ?? null,
+    visibility: row.visibility as Visibility,
+    recurringInterval: (row.recurring_interval as Interval | null) ?? null,
+    recurringIntervalCount: intOrNull(row.recurring_interval_count),
+    trialInterval: (row.trial_interval as Interval | null) ?? null,
+    trialIntervalCount: intOrNull(row.trial_interval_count),
+    meterInterval: (row.meter_interval as Interval | null) ?? null,
+    meterIntervalCount: intOrNull(row.meter_interval_count),
+    isArchived: fromDbBool(row.is_archived),
+    metadata: fromDbJson<Metadata>(row.metadata),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+/** The columns an update may change (created and updated alike). */
+function productColumns(product: StoredProduct) {
+  return {
+    name: product.name,
+    description: product.description,
+    visibility: product.visibility,
+    recurring_interval: product.recurringInterval,
+    recurring_interval_count: product.recurringIntervalCount,
+    trial_interval: product.trialInterval,
+    trial_interval_count: product.trialIntervalCount,
+    meter_interval: product.meterInterval,
+    meter_interval_count: product.meterIntervalCount,
+    is_archived: product.isArchived,
+    metadata: toDbJson(product.metadata),
+    modified_at: toDbTimeOrNull(product.modifiedAt),
+  };
+}
+
+function toTerms(row: Record<string, unknown>): PriceTerms {
+  switch (row.amount_type) {
+    case 'fixed':
+      return { amountType: 'fixed', priceAmount: fromDbInt(row.price_amount) };
+    case 'custom':
+      return { amountType: 'custom', minimumAmount: fromDbInt(row.minimum_amount), maximumAmount: intOrNull(row.maximum_amount), presetAmount: intOrNull(row.preset_amount) };
+    case 'seat_based':
+      return { amountType: 'seat_based', seatTiers: fromDbJson<SeatTiers>(row.seat_tiers) };
+    default:
+      throw new TypeError(`unknown price amount type: ${String(row.amount_type)}`);
+  }
+}
+
+function toPrice(row: Record<string, unknown>): Price {
+  return {
+    ...toTerms(row),
+    id: String(row.id),
+    productId: String(row.product_id),
+    source: row.source as Price['source'],
+    priceCurrency: String(row.price_currency),
+    taxBehavior: (row.tax_behavior as TaxBehavior | null) ?? null,
+    isArchived: fromDbBool(row.is_archived),
+    legacyRecurringInterval: (row.legacy_recurring_interval as Interval | null) ?? null,
+    position: fromDbInt(row.position),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+function priceRow(price: Price) {
+  const terms = price.amountType === 'fixed' ? { price_amount: price.priceAmount } : {};
+  const custom = price.amountType === 'custom' ? { minimum_amount: price.minimumAmount, maximum_amount: price.maximumAmount, preset_amount: price.presetAmount } : {};
+  const seats = price.amountType === 'seat_based' ? { seat_tiers: toDbJson(price.seatTiers) } : {};
+  return {
+    id: price.id,
+    product_id: price.productId,
+    amount_type: price.amountType,
+    source: price.source,
+    price_currency: price.priceCurrency,
+    tax_behavior: price.taxBehavior,
+    ...terms,
+    ...custom,
+    ...seats,
+    legacy_recurring_interval: price.legacyRecurringInterval,
+    is_archived: price.isArchived,
+    position: price.position,
+    created_at: toDbTime(price.createdAt),
+    modified_at: toDbTimeOrNull(price.modifiedAt),
+  };
+}
+
+export async function insertProduct(trx: Executor, product: StoredProduct): Promise<void> {
+  await trx(PRODUCTS).insert({ ...productColumns(product), id: product.id, organization_id: product.organizationId, created_at: toDbTime(product.createdAt) });
+}
+
+export async function saveProduct(trx: Executor, product: StoredProduct): Promise<void> {
+  await trx(PRODUCTS).where({ id: product.id }).update(productColumns(product));
+}
+
+/**
+ * A product of one of the organizations. `forUpdate` locks its row on PostgreSQL until the transaction
+ * ends, so concurrent updates of one product (prices above all) apply one after the other.
+ */
+export async function findProduct(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<StoredProduct | undefined> {
+  const query = db(PRODUCTS).where({ id }).whereIn('organization_id', [...organizationIds]).first();
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  const row = await query;
+  return row ? toProduct(row) : undefined;
+}
+
+export async function insertPrices(trx: Executor, prices: readonly Price[]): Promise<void> {
+  if (prices.length) await trx(PRICES).insert(prices.map(priceRow));
+}
+
+/** Archives prices of a product (never edits their terms: orders keep pointing at them). */
+export async function archivePrices(trx: Executor, productId: string, priceIds: readonly string[], at: Date): Promise<void> {
+  if (priceIds.length) await trx(PRICES).where({ product_id: productId }).whereIn('id', priceIds).update({ is_archived: true, modified_at: toDbTime(at) });
+}
+
+/** The prices of each product, in their order; archived ones only when asked for. */
+export async function pricesOf(db: Executor, productIds: readonly string[], options: { archived?: boolean } = {}): Promise<Map<string, Price[]>> {
+  const byProduct = new Map<string, Price[]>(productIds.map((id) => [id, []]));
+  if (productIds.length === 0) return byProduct;
+  const query = db(PRICES).whereIn('product_id', productIds);
+  if (!options.archived) query.where({ is_archived: false });
+  for (const row of await query.orderBy(['product_id', 'position'])) byProduct.get(row.product_id)?.push(toPrice(row));
+  return byProduct;
+}
+
+/** A price by id, archived or not, with the organization of its product (what an order will look up). */
+export async function findPrice(db: Executor, id: string): Promise<(Price & { organizationId: string }) | undefined> {
+  const row = await db(PRICES).join(PRODUCTS, `${PRODUCTS}.id`, `${PRICES}.product_id`).where(`${PRICES}.id`, id).first(`${PRICES}.*`, `${PRODUCTS}.organization_id`);
+  return row ? { ...toPrice(row), organizationId: String(row.organization_id) } : undefined;
+}
+
+/** The benefit, media and custom-field ids each product links to, in order. */
+export async function linksOf(db: Executor, productIds: readonly string[]): Promise<Map<string, ProductLinks>> {
+  const byProduct = new Map<string, ProductLinks>(productIds.map((id) => [id, { benefitIds: [], mediaIds: [], customFields: [] }]));
+  if (productIds.length === 0) return byProduct;
+  const [benefits, medias, fields] = await Promise.all([
+    db(BENEFITS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
+    db(MEDIAS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
+    db(CUSTOM_FIELDS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
+  ]);
+  for (const row of benefits) byProduct.get(row.product_id)?.benefitIds.push(row.benefit_id);
+  for (const row of medias) byProduct.get(row.product_id)?.mediaIds.push(row.file_id);
+  for (const row of fields) byProduct.get(row.product_id)?.customFields.push({ customFieldId: row.custom_field_id, required: fromDbBool(row.required) });
+  return byProduct;
+}
+
+/** Replaces a product's benefits with `benefitIds`, in that order. */
+export async function writeBenefits(trx: Executor, productId: string, benefitIds: readonly string[]): Promise<void> {
+  await trx(BENEFITS).where({ product_id: productId }).delete();
+  if (benefitIds.length) await trx(BENEFITS).insert(benefitIds.map((benefitId, position) => ({ product_id: productId, benefit_id: benefitId, position })));
+}
+
+/** Replaces a product's media files with `fileIds`, in that order. */
+export async function writeMedias(trx: Executor, productId: string, fileIds: readonly string[]): Promise<void> {
+  await trx(MEDIAS).where({ product_id: productId }).delete();
+  if (fileIds.length) await trx(MEDIAS).insert(fileIds.map((fileId, position) => ({ product_id: productId, file_id: fileId, position })));
+}
+
+/** Replaces a product's custom fields, in order (the order is the checkout form's). */
+export async function writeCustomFields(trx: Executor, productId: string, fields: ProductLinks['customFields']): Promise<void> {
+  await trx(CUSTOM_FIELDS).where({ product_id: productId }).delete();
+  if (fields.length) {
+    await trx(CUSTOM_FIELDS).insert(fields.map((field, position) => ({ product_id: productId, custom_field_id: field.customFieldId, required: field.required, position })));
+  }
+}
+
+export interface ProductFilter {
+  organizationIds: readonly string[];
+  ids?: readonly string[];
+  /** Part of the name, case-insensitive. */
+  query?: string;
+  isArchived?: boolean;
+  isRecurring?: boolean;
+  benefitIds?: readonly string[];
+  visibilities?: readonly Visibility[];
+  /** `metadata[key]=value`: values of one key OR'ed, keys AND'ed, compared as strings. */
+  metadata: Record<string, string[]>;
+}
+
+const escapeLike = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A metadata value read as text on both dialects (`1`, `true`, `"pro"` → `1`, `true`, `pro`). */
+function whereMetadata(query: Knex.QueryBuilder, pg: boolean, filters: Record<string, string[]>) {
+  for (const [key, values] of Object.entries(filters)) {
+    const placeholders = values.map(() => '?').join(', ');
+    if (pg) query.whereRaw(`(${PRODUCTS}.metadata ->> ?) in (${placeholders})`, [key, ...values]);
+    else {
+      query.whereRaw(
+        `exists (select 1 from json_each(${PRODUCTS}.metadata) as m where m.key = ? and ` +
+          `(case m.type when 'true' then 'true' when 'false' then 'false' else cast(m.value as text) end) in (${placeholders}))`,
+        [key, ...values],
+      );
+    }
+  }
+}
+
+/** Sorting by price reads the product's first current price, as Polar does: custom before fixed, then its amount. */
+const FIRST_PRICE = (expression: string) =>
+  `(select ${expression} from ${PRICES} as fp where fp.product_id = ${PRODUCTS}.id and fp.is_archived = ? order by fp.position limit 1)`;
+const PRICE_SORTS: Record<string, string> = {
+  price_amount_type: FIRST_PRICE(`case fp.amount_type when 'custom' then 1 when 'fixed' then 2 end`),
+  price_amount: FIRST_PRICE(`case fp.amount_type when 'custom' then coalesce(fp.minimum_amount, -1) when 'fixed' then fp.price_amount end`),
+};
+const SORT_COLUMNS: Record<string, string> = { created_at: `${PRODUCTS}.created_at`, name: `${PRODUCTS}.name` };
+
+export async function listProducts(db: Executor, filter: ProductFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<StoredProduct>> {
+  const pg = dialectOf(db as Knex) === 'postgres';
+  const scoped = () => {
+    const query = db(PRODUCTS).whereIn(`${PRODUCTS}.organization_id`, filter.organizationIds);
+    if (filter.ids) query.whereIn(`${PRODUCTS}.id`, filter.ids);
+    if (filter.query) query.whereRaw(`lower(${PRODUCTS}.name) like ? escape '\\'`, [`%${escapeLike(filter.query)}%`]);
+    if (filter.isArchived !== undefined) query.where(`${PRODUCTS}.is_archived`, filter.isArchived);
+    if (filter.isRecurring === true) query.whereNotNull(`${PRODUCTS}.recurring_interval`);
+    if (filter.isRecurring === false) query.whereNull(`${PRODUCTS}.recurring_interval`);
+    if (filter.visibilities) query.whereIn(`${PRODUCTS}.visibility`, filter.visibilities);
+    if (filter.benefitIds) {
+      const benefitIds = filter.benefitIds;
+      query.whereExists((q) => q.select(db.raw('1')).from(BENEFITS).whereRaw(`${BENEFITS}.product_id = ${PRODUCTS}.id`).whereIn(`${BENEFITS}.benefit_id`, benefitIds));
+    }
+    whereMetadata(query, pg, filter.metadata);
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped().select(`${PRODUCTS}.*`);
+  for (const { column, order } of sorting) {
+    if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
+    // PostgreSQL's default null placement, written out so SQLite sorts products without a price the same way.
+    else if (PRICE_SORTS[column]) query.orderByRaw(`${PRICE_SORTS[column]} ${order} ${order === 'asc' ? 'nulls last' : 'nulls first'}`, [false]);
+  }
+  const rows = await query.orderBy(`${PRODUCTS}.id`).limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toProduct), totalCount: Number(count) };
+}
+
+/** The position after every price the product ever had (archived ones included). */
+export async function nextPricePosition(db: Executor, productId: string): Promise<number> {
+  const [{ last }] = await db(PRICES).where({ product_id: productId }).max<{ last: number | string | null }[]>({ last: 'position' });
+  return last === null ? 0 : fromDbInt(last) + 1;
+}

@@ -5,6 +5,7 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Benefit, Visibility } from './schema.js';
+import { escapeLike, whereMetadata } from '../../db/sql.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefits';
@@ -66,22 +67,6 @@ export interface BenefitFilter {
   metadata: Record<string, string[]>;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** A metadata value compared as text on both dialects (booleans as `true`/`false`, numbers as written). */
-function whereMetadata(query: Knex.QueryBuilder, pg: boolean, filters: Record<string, string[]>) {
-  for (const [key, values] of Object.entries(filters)) {
-    const placeholders = values.map(() => '?').join(', ');
-    if (pg) query.whereRaw(`(${TABLE}.metadata ->> ?) in (${placeholders})`, [key, ...values]);
-    else {
-      query.whereRaw(
-        `exists (select 1 from json_each(${TABLE}.metadata) as m where m.key = ? and ` +
-          `(case m.type when 'true' then 'true' when 'false' then 'false' else cast(m.value as text) end) in (${placeholders}))`,
-        [key, ...values],
-      );
-    }
-  }
-}
 
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', description: 'description', type: 'type' };
 
@@ -93,7 +78,7 @@ export async function listBenefits(db: Executor, filter: BenefitFilter, sorting:
     if (filter.ids) query.whereIn('id', filter.ids);
     if (filter.excludeIds) query.whereNotIn('id', filter.excludeIds);
     if (filter.query) query.whereRaw(`lower(description) like ? escape '\\'`, [`%${escapeLike(filter.query.toLowerCase())}%`]);
-    whereMetadata(query, pg, filter.metadata);
+    whereMetadata(query, `${TABLE}.metadata`, pg, filter.metadata);
     return query;
   };
   const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });

@@ -4,17 +4,12 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { CustomField, CustomFieldProperties, CustomFieldType } from './schema.js';
+import { isUniqueViolation } from '../../db/sql.js';
 
 type Executor = Knex | Knex.Transaction;
 /** The products domain references this table by name when it attaches fields to products. */
 export const CUSTOM_FIELDS_TABLE = 'custom_fields';
 const TABLE = CUSTOM_FIELDS_TABLE;
-
-/** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || (code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(message ?? ''));
-}
 
 function toCustomField(row: Record<string, unknown>): CustomField {
   return {

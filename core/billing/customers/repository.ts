@@ -4,6 +4,7 @@ import { dialectOf } from '../../db/database.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Customer, CustomerFilter, CustomerKey } from './schema.js';
+import { escapeLike, whereMetadata } from '../../db/sql.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'customers';
@@ -98,33 +99,12 @@ export function duplicateField(error: unknown): 'email' | 'external_id' | undefi
   return undefined;
 }
 
-const escapeLike = (value: string) => value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * `metadata[key]=v` filters: the key's value, read as text (`1`, `true`, `"pro"` → `1`, `true`, `pro`), must be one of
- * the values given; every key must match. jsonb on PostgreSQL, JSON text walked with json_each on SQLite.
- */
-function whereMetadata(db: Executor, query: Knex.QueryBuilder, filters: Record<string, string[]>) {
-  const pg = dialectOf(db) === 'postgres';
-  for (const [key, values] of Object.entries(filters)) {
-    const placeholders = values.map(() => '?').join(', ');
-    if (pg) {
-      query.whereRaw(`(customers.metadata ->> ?) in (${placeholders})`, [key, ...values]);
-    } else {
-      query.whereRaw(
-        `exists (select 1 from json_each(customers.metadata) as m where m.key = ? and ` +
-          `(case m.type when 'true' then 'true' when 'false' then 'false' else cast(m.value as text) end) in (${placeholders}))`,
-        [key, ...values],
-      );
-    }
-  }
-}
 
 function filtered(db: Executor, filter: CustomerFilter) {
   const query = db(TABLE).whereIn('customers.organization_id', filter.organizationIds).whereNull('customers.deleted_at');
   if (filter.email !== undefined) query.where('customers.email_lower', filter.email.toLowerCase());
   if (filter.query !== undefined) {
-    const pattern = escapeLike(filter.query);
+    const pattern = escapeLike(filter.query.toLowerCase());
     query.where((q) =>
       q
         .whereRaw(`customers.email_lower like ? escape '\\'`, [`%${pattern}%`])
@@ -133,7 +113,7 @@ function filtered(db: Executor, filter: CustomerFilter) {
         .orWhereRaw(`lower(customers.external_id) like ? escape '\\'`, [`${pattern}%`]),
     );
   }
-  whereMetadata(db, query, filter.metadata);
+  whereMetadata(query, 'customers.metadata', dialectOf(db) === 'postgres', filter.metadata);
   return query;
 }
 

@@ -4,6 +4,7 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { DiscountDuration, StoredDiscount } from './schema.js';
+import { isUniqueViolation } from '../../db/sql.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'discounts';
@@ -11,12 +12,6 @@ const PRODUCTS = 'discount_products';
 
 /** Codes are unique and looked up case-insensitively: this is the form they are compared in. */
 export const codeKey = (code: string): string => code.toUpperCase();
-
-/** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || (code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(message ?? ''));
-}
 
 function toStoredDiscount(row: Record<string, unknown>, productIds: string[]): StoredDiscount {
   const common = {

@@ -5,6 +5,7 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
+import { escapeLike, whereMetadata } from '../../db/sql.js';
 
 type Executor = Knex | Knex.Transaction;
 const PRODUCTS = 'products';
@@ -196,22 +197,6 @@ export interface ProductFilter {
   metadata: Record<string, string[]>;
 }
 
-const escapeLike = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** A metadata value read as text on both dialects (`1`, `true`, `"pro"` → `1`, `true`, `pro`). */
-function whereMetadata(query: Knex.QueryBuilder, pg: boolean, filters: Record<string, string[]>) {
-  for (const [key, values] of Object.entries(filters)) {
-    const placeholders = values.map(() => '?').join(', ');
-    if (pg) query.whereRaw(`(${PRODUCTS}.metadata ->> ?) in (${placeholders})`, [key, ...values]);
-    else {
-      query.whereRaw(
-        `exists (select 1 from json_each(${PRODUCTS}.metadata) as m where m.key = ? and ` +
-          `(case m.type when 'true' then 'true' when 'false' then 'false' else cast(m.value as text) end) in (${placeholders}))`,
-        [key, ...values],
-      );
-    }
-  }
-}
 
 /** Sorting by price reads the product's first current price, as Polar does: custom before fixed, then its amount. */
 const FIRST_PRICE = (expression: string) =>
@@ -227,7 +212,7 @@ export async function listProducts(db: Executor, filter: ProductFilter, sorting:
   const scoped = () => {
     const query = db(PRODUCTS).whereIn(`${PRODUCTS}.organization_id`, filter.organizationIds);
     if (filter.ids) query.whereIn(`${PRODUCTS}.id`, filter.ids);
-    if (filter.query) query.whereRaw(`lower(${PRODUCTS}.name) like ? escape '\\'`, [`%${escapeLike(filter.query)}%`]);
+    if (filter.query) query.whereRaw(`lower(${PRODUCTS}.name) like ? escape '\\'`, [`%${escapeLike(filter.query.toLowerCase())}%`]);
     if (filter.isArchived !== undefined) query.where(`${PRODUCTS}.is_archived`, filter.isArchived);
     if (filter.isRecurring === true) query.whereNotNull(`${PRODUCTS}.recurring_interval`);
     if (filter.isRecurring === false) query.whereNull(`${PRODUCTS}.recurring_interval`);
@@ -236,7 +221,7 @@ export async function listProducts(db: Executor, filter: ProductFilter, sorting:
       const benefitIds = filter.benefitIds;
       query.whereExists((q) => q.select(db.raw('1')).from(BENEFITS).whereRaw(`${BENEFITS}.product_id = ${PRODUCTS}.id`).whereIn(`${BENEFITS}.benefit_id`, benefitIds));
     }
-    whereMetadata(query, pg, filter.metadata);
+    whereMetadata(query, `${PRODUCTS}.metadata`, pg, filter.metadata);
     return query;
   };
   const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });

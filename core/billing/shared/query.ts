@@ -1,16 +1,22 @@
 import { z } from 'zod';
 
 /** A query filter given once (`?id=a`) or repeated (`?id=a&id=b`): always an array after parsing. */
-export const oneOrMany = <S extends z.ZodType>(item: S) =>
-  z.union([item, z.array(item)]).transform((value) => (Array.isArray(value) ? value : [value]) as z.infer<S>[]);
+export const oneOrMany = <S extends z.ZodType>(item: S) => z.preprocess((value) => (Array.isArray(value) ? value : [value]), z.array(item));
 
 /** `true`/`false` in a query string. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** `sorting=-created_at&sorting=name` restricted to the given properties; an unknown one is a 422. */
+/** `sorting=-created_at&sorting=name` restricted to the given properties; an unknown one is a 422 at ['query', 'sorting'], as Polar answers. */
 export function sortingQuery<const P extends string>(properties: readonly P[]) {
-  const criteria = properties.flatMap((property) => [property, `-${property}`]) as [string, ...string[]];
-  return oneOrMany(z.enum(criteria, { error: 'Invalid sorting criterion.' }));
+  const allowed = new Set<string>(properties.flatMap((property) => [property, `-${property}`]));
+  return z.preprocess(
+    (value) => (Array.isArray(value) ? value : [value]),
+    z.array(z.string()).superRefine((criteria, ctx) => {
+      for (const criterion of criteria) {
+        if (!allowed.has(criterion)) ctx.addIssue({ code: 'custom', message: 'Invalid sorting criterion.', input: criterion });
+      }
+    }),
+  ) as unknown as z.ZodType<(P | `-${P}`)[], unknown>;
 }
 
 export interface SortCriterion {

@@ -113,7 +113,7 @@ describe('/v1/organization-access-tokens', () => {
     const listed = await (await v1(stranger.token, 'GET', '/organization-access-tokens/')).json();
     expect(listed.items).toEqual([]);
     const foreign = await v1(stranger.token, 'POST', '/organization-access-tokens/', { organization_id: organizationId, comment: 'x', scopes: ['organizations:read'] });
-    expect(foreign.status).toBe(404);
+    expect(foreign.status).toBe(422);
   });
 });
 
@@ -125,5 +125,26 @@ describe('input holding a NUL character', () => {
     const inBody = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'a\u0000b', scopes: ['products:read'] });
     expect(inBody.status).toBe(422);
     expect((await inBody.json()).detail[0].loc).toEqual(['body', 'comment']);
+  });
+});
+
+describe('expires_in bounds', () => {
+  it('refuses a lifetime of zero or past ten years, in either form, with a 422', async () => {
+    for (const expires_in of ['PT0S', 'P999999999D', 0, 400_000_000]) {
+      const res = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'bounds', scopes: ['products:read'], expires_in });
+      expect([expires_in, res.status]).toEqual([expires_in, 422]);
+    }
+  });
+});
+
+describe('deeply nested input', () => {
+  it('is refused with a 422 instead of being walked to a stack overflow', async () => {
+    const nested = `${'['.repeat(10_000)}"leaf"${']'.repeat(10_000)}`;
+    const res = await fetch(`${daemon.url}/v1/organizations/${organizationId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: `{"socials": ${nested}}`,
+    });
+    expect(res.status).toBe(422);
   });
 });

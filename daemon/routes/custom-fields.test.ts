@@ -204,7 +204,7 @@ describe('/v1/custom-fields', () => {
     await expect(polar.customFields.delete({ id: created.id })).rejects.toBeInstanceOf(ResourceNotFound);
     expect((await polar.customFields.list({ organizationId, limit: 100 })).result.items).toEqual([]);
     const create = await v1(stranger.token, 'POST', '/custom-fields/', { type: 'text', slug: 'planted', name: 'Planted', properties: {}, organization_id: organizationId });
-    expect(create.status).toBe(404);
+    expect(create.status).toBe(422);
     expect((await sdk(owner.token).customFields.get({ id: created.id })).name).toBe('Private');
   });
 

@@ -82,8 +82,8 @@ describe('/v1/customers access', () => {
     expect((await polar.customers.list({})).result.items).toEqual([]);
     expect((await polar.customers.list({ organizationId })).result.items).toEqual([]);
     const intoOurs = await v1(stranger.token, 'POST', '/customers/', { email: uniqueEmail(), organization_id: organizationId });
-    expect(intoOurs.status).toBe(404);
-    expect(await intoOurs.json()).toMatchObject({ error: 'ResourceNotFound' });
+    expect(intoOurs.status).toBe(422);
+    expect(await intoOurs.json()).toMatchObject({ error: 'RequestValidationError', detail: [{ loc: ['body', 'organization_id'] }] });
     // The stranger may well have a customer with the same external id: that one is all they see.
     const own = await v1(stranger.token, 'POST', '/customers/', { email: target.email, external_id: target.external_id, organization_id: strangerOrg });
     expect((await polar.customers.getExternal({ externalId: target.external_id })).id).toBe((await own.json()).id);

@@ -261,7 +261,7 @@ describe('/v1/discounts', () => {
     expect((await polar.discounts.list({ organizationId, limit: 100 })).result.items).toEqual([]);
     expect((await polar.discounts.list({ limit: 100 })).result.items).toEqual([]);
     const create = await v1(stranger.token, 'POST', '/discounts/', { name: 'Planted', type: 'percentage', duration: 'once', basis_points: 100, organization_id: organizationId });
-    expect(create.status).toBe(404);
+    expect(create.status).toBe(422);
     expect((await sdk(owner.token).discounts.get({ id: created.id })).name).toBe('Private');
   });
 
@@ -306,5 +306,15 @@ describe('/openapi.json', () => {
     expect(Object.keys(document.paths['/v1/discounts/{id}'])).toEqual(['get', 'patch', 'delete']);
     expect(JSON.stringify(document.paths['/v1/discounts'].post.requestBody)).toContain('"basis_points"');
     expect(document.paths['/v1/discounts/{id}'].delete['x-scopes']).toEqual(['discounts:write']);
+  });
+});
+
+describe('discount bounds the database could not hold', () => {
+  it('refuses years outside 1–9999 and max_redemptions past 2^31−1 with a 422', async () => {
+    const base = { name: 'Bounds', type: 'percentage', duration: 'once', basis_points: 100 };
+    for (const extra of [{ starts_at: '0000-01-01T00:00:00Z' }, { ends_at: '9999-12-31T23:59:59-14:00' }, { max_redemptions: 2 ** 31 }]) {
+      const res = await v1(owner.token, 'POST', '/discounts/', { ...base, ...extra });
+      expect([Object.keys(extra)[0], res.status]).toEqual([Object.keys(extra)[0], 422]);
+    }
   });
 });

@@ -275,7 +275,7 @@ describe('/v1/files', () => {
       headers: { authorization: `Bearer ${stranger.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ organization_id: organizationId, service: 'downloadable', name: 'x', mime_type: 'text/plain', size: 1, upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 1 }] } }),
     });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(422);
     expect(strangerOrg).not.toBe(organizationId);
   });
 
@@ -303,5 +303,18 @@ describe('/v1/files', () => {
     expect((await sdk(token).files.list({})).result.pagination.totalCount).toBeGreaterThan(0);
     const error = await createFile(token, Buffer.from('abc')).catch((e: unknown) => e);
     expect((error as SDKError).statusCode).toBe(403);
+  });
+});
+
+describe('an upload in many parts', () => {
+  it('accepts 10 000 parts (the most an upload may have) on both databases', async () => {
+    const parts = Array.from({ length: 10_000 }, (_, i) => ({ number: i + 1, chunk_start: i, chunk_end: i + 1 }));
+    const res = await fetch(`${daemon.url}/v1/files/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ organization_id: organizationId, service: 'downloadable', name: 'many.bin', mime_type: 'application/octet-stream', size: 10_000, upload: { parts } }),
+    });
+    expect(res.status).toBe(201);
+    expect((await res.json()).upload.parts).toHaveLength(10_000);
   });
 });

@@ -128,3 +128,21 @@ describe('/openapi.json and /docs', () => {
     expect(html).toContain('PATCH /v1/organizations/{id}');
   });
 });
+
+describe('slug changes racing', () => {
+  it('gives one of several simultaneous updates to the same slug the slug, and the others a 422, never a 500', async () => {
+    const others = await Promise.all(Array.from({ length: 4 }, () => signUp(daemon.url)));
+    const ids = await Promise.all(others.map((who, i) => createOrganization(who, `Racer ${i}`)));
+    const slug = `contested-${Date.now()}`;
+    const statuses = await Promise.all(
+      others.map((who, i) =>
+        fetch(`${daemon.url}/v1/organizations/${ids[i]}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ slug }),
+        }).then((res) => res.status),
+      ),
+    );
+    expect(statuses.sort()).toEqual([200, 422, 422, 422]);
+  });
+});

@@ -250,7 +250,7 @@ describe('PATCH /v1/products/{id} and POST /v1/products/{id}/benefits', () => {
       expect(await call().catch((e: unknown) => e)).toBeInstanceOf(ResourceNotFound);
     }
     const planted = await v1(stranger.token, 'POST', '/products/', { name: 'Planted', organization_id: organizationId, prices: [{ amount_type: 'free' }] });
-    expect(planted.status).toBe(404);
+    expect(planted.status).toBe(422);
     expect(await sdk(owner.token).products.get({ id: product.id })).toMatchObject({ name: 'Private', isArchived: false });
   });
 

@@ -2,17 +2,25 @@ import { z } from 'zod';
 import { Scope } from '../shared/scopes.js';
 
 /** `expires_in` as Polar takes it: seconds, or an ISO 8601 duration (`P30D`, `PT12H`); null never expires. */
-export const Duration = z.union([
-  z.number().int().positive().max(10 * 366 * 24 * 3600),
-  z
-    .string()
-    .regex(/^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/, 'Use seconds or an ISO 8601 duration such as P30D')
-    .refine((value) => value !== 'P' && !value.endsWith('T'), 'Use seconds or an ISO 8601 duration such as P30D'),
-]);
+const MAX_TOKEN_LIFETIME_SECONDS = 10 * 366 * 24 * 3600;
+const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
 
-export function durationSeconds(value: z.infer<typeof Duration>): number {
+export const Duration = z
+  .union([
+    z.number().int(),
+    z
+      .string()
+      .regex(DURATION, 'Use seconds or an ISO 8601 duration such as P30D')
+      .refine((value) => value !== 'P' && !value.endsWith('T'), 'Use seconds or an ISO 8601 duration such as P30D'),
+  ])
+  .refine((value) => {
+    const seconds = durationSeconds(value);
+    return seconds > 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS;
+  }, 'A token lives between one second and ten years');
+
+export function durationSeconds(value: number | string): number {
   if (typeof value === 'number') return value;
-  const [, w, d, h, m, s] = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(value)!.map((part) => Number(part ?? 0));
+  const [, w, d, h, m, s] = DURATION.exec(value)!.map((part) => Number(part ?? 0));
   return (((w * 7 + d) * 24 + h) * 60 + m) * 60 + s;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Metadata } from '../shared/metadata.js';
+import { Timestamp } from '../shared/time.js';
 
 export const DISCOUNT_TYPES = ['fixed', 'percentage'] as const;
 export const DISCOUNT_DURATIONS = ['once', 'forever', 'repeating'] as const;
@@ -12,7 +13,6 @@ const Code = z
   .refine((value) => value === '' || /^[\p{L}\p{N}]{3,256}$/u.test(value), 'Code must be 3 to 256 letters or digits')
   .transform((value) => (value === '' ? null : value));
 
-const Timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 const Amount = z.number().int().min(0).max(999_999_999_999);
 const Currency = z.string().regex(/^[a-z]{3}$/, 'Use a lowercase ISO 4217 code such as usd');
 const BasisPoints = z.number().int().min(1).max(10_000);
@@ -28,7 +28,7 @@ const Common = {
   code: Code.nullish(),
   starts_at: Timestamp.nullish(),
   ends_at: Timestamp.nullish(),
-  max_redemptions: z.number().int().min(1).nullish(),
+  max_redemptions: z.number().int().min(1).max(2_147_483_647).nullish(),
   duration: z.enum(DISCOUNT_DURATIONS),
   duration_in_months: DurationInMonths.nullish(),
   products: z.array(z.uuid()).max(100).nullish(),

@@ -3,6 +3,8 @@ import { fromDbBool, fromDbInt, fromDbTime, fromDbTimeOrNull, toDbTime } from '.
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import { storageKeyOf, type FileRecord, type FileService, type UploadPart } from './schema.js';
 
+const PART_ROWS_PER_INSERT = 400;
+
 type Executor = Knex | Knex.Transaction;
 const FILES = 'files';
 const PARTS = 'file_upload_parts';
@@ -64,7 +66,8 @@ export async function insertFile(
     created_at: toDbTime(file.createdAt),
     modified_at: null,
   });
-  // Chunked: SQLite takes at most 32766 bound values per statement, and an upload may have 10 000 parts.
+  // Chunked: knex writes a multi-row SQLite insert as one compound SELECT, which SQLite caps at 500 terms,
+  // and an upload may have 10 000 parts.
   const rows = parts.map((part) => ({
     file_id: file.id,
     number: part.number,
@@ -72,7 +75,7 @@ export async function insertFile(
     chunk_end: part.chunkEnd,
     checksum_sha256_base64: part.checksumSha256Base64,
   }));
-  for (let i = 0; i < rows.length; i += 1000) await trx(PARTS).insert(rows.slice(i, i + 1000));
+  for (let i = 0; i < rows.length; i += PART_ROWS_PER_INSERT) await trx(PARTS).insert(rows.slice(i, i + PART_ROWS_PER_INSERT));
 }
 
 /** A live (not deleted) file of one of the organizations. */

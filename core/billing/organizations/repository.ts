@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isUniqueViolation } from '../../db/sql.js';
 import { fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import { offsetOf } from '../shared/pagination.js';
@@ -100,9 +101,17 @@ export async function isSlugTaken(db: Executor, slug: string, exceptId: string):
   return Boolean(await db('organization').where({ slug }).whereNot({ id: exceptId }).first('id'));
 }
 
-/** Writes name, slug and logo on Better Auth's row and the billing settings beside it. */
-export async function saveOrganization(trx: Knex.Transaction, organization: Organization, modifiedAt: Date): Promise<void> {
-  await trx('organization').where({ id: organization.id }).update({ name: organization.name, slug: organization.slug, logo: organization.avatarUrl });
+/**
+ * Writes name, slug and logo on Better Auth's row and the billing settings beside it. False when the
+ * slug's unique index refused the write (another organization took it meanwhile).
+ */
+export async function saveOrganization(trx: Knex.Transaction, organization: Organization, modifiedAt: Date): Promise<boolean> {
+  try {
+    await trx('organization').where({ id: organization.id }).update({ name: organization.name, slug: organization.slug, logo: organization.avatarUrl });
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
   const s = organization.settings;
   const row = {
     organization_id: organization.id,
@@ -121,4 +130,5 @@ export async function saveOrganization(trx: Knex.Transaction, organization: Orga
     modified_at: toDbTime(modifiedAt),
   };
   await trx('organization_settings').insert(row).onConflict('organization_id').merge();
+  return true;
 }

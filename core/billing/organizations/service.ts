@@ -9,6 +9,8 @@ import { OrganizationSettings, type Organization, type OrganizationUpdate } from
 import { serializeOrganization } from './serialize.js';
 
 const notFound = () => new CoreError('not_found', 'ORGANIZATION_NOT_FOUND', 'Organization not found');
+const slugTaken = () =>
+  new CoreError('invalid', 'SLUG_TAKEN', 'This slug is taken', [{ loc: ['body', 'slug'], msg: 'An organization with this slug already exists', type: 'value_error' }]);
 
 /** An organization the caller reaches; any other id is "not found", never "forbidden" (tenancy). */
 export async function getOrganization(db: Database, reachable: ReadonlySet<string>, id: string): Promise<Organization> {
@@ -39,9 +41,7 @@ export async function updateOrganization(
     if (!reachable.has(id)) throw notFound();
     const current = await findOrganization(trx, id);
     if (!current) throw notFound();
-    if (input.slug && input.slug !== current.slug && (await isSlugTaken(trx, input.slug, id))) {
-      throw new CoreError('invalid', 'SLUG_TAKEN', 'This slug is taken', [{ loc: ['body', 'slug'], msg: 'An organization with this slug already exists', type: 'value_error' }]);
-    }
+    if (input.slug && input.slug !== current.slug && (await isSlugTaken(trx, input.slug, id))) throw slugTaken();
     const now = clock.now();
     const s = current.settings;
     const next: Organization = {
@@ -67,7 +67,8 @@ export async function updateOrganization(
         default_tax_behavior: input.default_tax_behavior ?? s.default_tax_behavior,
       }),
     };
-    await saveOrganization(trx, next, now);
+    // The check above answers the common case; the unique index settles a race with another update.
+    if (!(await saveOrganization(trx, next, now))) throw slugTaken();
     await recordEvent(trx, clock, { organizationId: id, type: 'organization.updated', data: serializeOrganization(next) });
     return next;
   });

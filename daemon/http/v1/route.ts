@@ -72,6 +72,12 @@ export function organizationsWith(principal: Principal, scopes: readonly Scope[]
  */
 export function targetOrganization(principal: Principal, requested: string | null | undefined, scopes: readonly Scope[]): string {
   if (requested) {
+    // Polar answers an organization the caller cannot reach as invalid input, the same as one that does not exist.
+    if (!reachableOrganizations(principal).has(requested)) {
+      throw new CoreError('invalid', 'INVALID_ORGANIZATION', 'This organization does not exist', [
+        { loc: ['body', 'organization_id'], msg: 'This organization does not exist.', type: 'invalid_organization' },
+      ]);
+    }
     requireScope(principal, scopes, requested);
     return requested;
   }

@@ -65,6 +65,13 @@ export async function findCustomField(db: Executor, id: string, organizationIds:
   return row ? toCustomField(row) : undefined;
 }
 
+/** Live custom fields by id, in one query (callers check each field's organization). */
+export async function findCustomFieldsByIds(db: Executor, ids: readonly string[]): Promise<Map<string, CustomField>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db(TABLE).whereIn('id', [...new Set(ids)]).whereNull('deleted_at');
+  return new Map(rows.map((row) => [String(row.id), toCustomField(row)]));
+}
+
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', slug: 'slug', name: 'name', type: 'type' };
 
 /** `%query%` for LIKE, with the query's own wildcards taken literally. */

@@ -84,6 +84,13 @@ export async function findFile(db: Executor, id: string, organizationIds: Iterab
   return row ? toFile(row) : undefined;
 }
 
+/** Live files by id, in one query (callers check each file's organization). */
+export async function findFilesByIds(db: Executor, ids: readonly string[]): Promise<Map<string, FileRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db(FILES).whereIn('id', [...new Set(ids)]).whereNull('deleted_at');
+  return new Map(rows.map((row) => [String(row.id), toFile(row)]));
+}
+
 /** The live file an upload token belongs to, with the token's expiry. */
 export async function findFileByUploadToken(db: Executor, tokenHash: string): Promise<{ file: FileRecord; expiresAt: Date } | undefined> {
   const row = await db(FILES).where({ upload_token_hash: tokenHash }).whereNull('deleted_at').first();

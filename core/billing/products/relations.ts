@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { findBenefits } from '../benefits/repository.js';
 import type { Benefit } from '../benefits/schema.js';
-import { findCustomField } from '../custom-fields/repository.js';
-import { findFile, findUsableFileIds } from '../files/repository.js';
-import type { FileRecord } from '../files/schema.js';
+import { findCustomFieldsByIds } from '../custom-fields/repository.js';
+import { findFilesByIds, findUsableFileIds } from '../files/repository.js';
 import { linksOf, pricesOf } from './repository.js';
 import { duplicateIssues, issue, type Issue } from './issues.js';
 import type { AttachedCustomField, Product, ProductLinks, StoredProduct } from './schema.js';
@@ -18,36 +17,40 @@ const defined = <T>(value: T | undefined): value is T => value !== undefined;
  */
 export async function withRelations(db: Executor, products: readonly StoredProduct[]): Promise<Product[]> {
   const ids = products.map((product) => product.id);
-  const [prices, links] = await Promise.all([pricesOf(db, ids), linksOf(db, ids)]);
+  // One query per relation, one after the other: a transaction's connection runs one query at a time.
+  const prices = await pricesOf(db, ids);
+  const links = await linksOf(db, ids);
   const benefits = await benefitsByOrganization(db, products, links);
-  return Promise.all(
-    products.map(async (product) => {
-      const { benefitIds, mediaIds, customFields } = links.get(product.id)!;
-      const scope = [product.organizationId];
-      const medias = await Promise.all(mediaIds.map((id) => findFile(db, id, scope)));
-      const fields = await Promise.all(
-        customFields.map(async (attached, order): Promise<AttachedCustomField | undefined> => {
-          const customField = await findCustomField(db, attached.customFieldId, scope);
-          return customField && { customField, order, required: attached.required };
-        }),
-      );
-      return {
-        ...product,
-        prices: prices.get(product.id) ?? [],
-        benefits: benefitIds.map((id) => benefits.get(id)).filter(defined),
-        medias: medias.filter((file): file is FileRecord => file !== undefined),
-        attachedCustomFields: fields.filter(defined),
-      };
-    }),
-  );
+  const all = [...links.values()];
+  const files = await findFilesByIds(db, all.flatMap((link) => link.mediaIds));
+  const customFields = await findCustomFieldsByIds(db, all.flatMap((link) => link.customFields.map((field) => field.customFieldId)));
+  return products.map((product) => {
+    const { benefitIds, mediaIds, customFields: attached } = links.get(product.id)!;
+    const ours = <T extends { organizationId: string }>(record: T | undefined) => (record?.organizationId === product.organizationId ? record : undefined);
+    const fields = attached.map((field, order): AttachedCustomField | undefined => {
+      const customField = ours(customFields.get(field.customFieldId));
+      return customField && { customField, order, required: field.required };
+    });
+    return {
+      ...product,
+      prices: prices.get(product.id) ?? [],
+      benefits: benefitIds.map((id) => benefits.get(id)).filter(defined),
+      medias: mediaIds.map((id) => ours(files.get(id))).filter(defined),
+      attachedCustomFields: fields.filter(defined),
+    };
+  });
 }
 
 /** Every linked benefit, fetched once per organization. */
 async function benefitsByOrganization(db: Executor, products: readonly StoredProduct[], links: Map<string, ProductLinks>): Promise<Map<string, Benefit>> {
   const wanted = new Map<string, string[]>();
   for (const product of products) wanted.set(product.organizationId, [...(wanted.get(product.organizationId) ?? []), ...links.get(product.id)!.benefitIds]);
-  const found = await Promise.all([...wanted].map(([organizationId, ids]) => (ids.length ? findBenefits(db, organizationId, ids) : [])));
-  return new Map(found.flat().map((benefit) => [benefit.id, benefit]));
+  const byId = new Map<string, Benefit>();
+  for (const [organizationId, benefitIds] of wanted) {
+    if (benefitIds.length === 0) continue;
+    for (const benefit of await findBenefits(db, organizationId, benefitIds)) byId.set(benefit.id, benefit);
+  }
+  return byId;
 }
 
 /** Checks that each id names an uploaded product media file of the organization. */
@@ -62,9 +65,11 @@ export async function mediaIssues(db: Executor, organizationId: string, ids: rea
 /** Checks that each attached field is a live custom field of the organization. */
 export async function customFieldIssues(db: Executor, organizationId: string, fields: ProductLinks['customFields']): Promise<Issue[]> {
   const ids = fields.map((field) => field.customFieldId);
-  const found = await Promise.all(ids.map((id) => findCustomField(db, id, [organizationId])));
+  const found = await findCustomFieldsByIds(db, ids);
   return [
     ...duplicateIssues('attached_custom_fields', ids),
-    ...found.flatMap((field, index) => (field ? [] : [issue(['attached_custom_fields', index], 'Custom field does not exist.')])),
+    ...ids.flatMap((id, index) =>
+      found.get(id)?.organizationId === organizationId ? [] : [issue(['attached_custom_fields', index], 'Custom field does not exist.')],
+    ),
   ];
 }

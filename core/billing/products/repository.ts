@@ -153,11 +153,9 @@ export async function findPrice(db: Executor, id: string): Promise<(Price & { or
 export async function linksOf(db: Executor, productIds: readonly string[]): Promise<Map<string, ProductLinks>> {
   const byProduct = new Map<string, ProductLinks>(productIds.map((id) => [id, { benefitIds: [], mediaIds: [], customFields: [] }]));
   if (productIds.length === 0) return byProduct;
-  const [benefits, medias, fields] = await Promise.all([
-    db(BENEFITS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
-    db(MEDIAS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
-    db(CUSTOM_FIELDS).whereIn('product_id', productIds).orderBy(['product_id', 'position']),
-  ]);
+  const benefits = await db(BENEFITS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
+  const medias = await db(MEDIAS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
+  const fields = await db(CUSTOM_FIELDS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
   for (const row of benefits) byProduct.get(row.product_id)?.benefitIds.push(row.benefit_id);
   for (const row of medias) byProduct.get(row.product_id)?.mediaIds.push(row.file_id);
   for (const row of fields) byProduct.get(row.product_id)?.customFields.push({ customFieldId: row.custom_field_id, required: fromDbBool(row.required) });

@@ -5,6 +5,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { DiscountDuration, StoredDiscount } from './schema.js';
 import { isUniqueViolation } from '../../db/sql.js';
+import { dialectOf } from '../../db/database.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'discounts';
@@ -98,9 +99,14 @@ export async function saveDiscount(trx: Knex.Transaction, discount: StoredDiscou
   return true;
 }
 
-/** A live (not deleted) discount of one of the organizations. */
-export async function findDiscount(db: Executor, id: string, organizationIds: readonly string[]): Promise<StoredDiscount | undefined> {
-  const row = await db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at').first();
+/**
+ * A live (not deleted) discount of one of the organizations. `forUpdate` locks its row on PostgreSQL until the
+ * transaction ends, so a redemption cannot slip in between an update's check and its write.
+ */
+export async function findDiscount(db: Executor, id: string, organizationIds: readonly string[], options: { forUpdate?: boolean } = {}): Promise<StoredDiscount | undefined> {
+  const query = db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at');
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
   return row ? toStoredDiscount(row, (await productIdsOf(db, [row.id])).get(row.id) ?? []) : undefined;
 }
 

@@ -110,7 +110,7 @@ function nextTerms(current: StoredDiscount, input: DiscountUpdate): { terms: Dis
 
 export async function updateDiscount(db: Database, clock: Clock, access: Access, id: string, input: DiscountUpdate): Promise<Discount> {
   return db.transaction(async (trx) => {
-    const current = await findDiscount(trx, id, [...access.read]);
+    const current = await findDiscount(trx, id, [...access.read], { forUpdate: true });
     if (!current) throw notFound();
     if (!access.write.has(current.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this discount but not change it');
 
@@ -145,7 +145,7 @@ export async function updateDiscount(db: Database, clock: Clock, access: Access,
 /** Soft-deletes a discount (204): it stops being found, and its code may be given to another. */
 export async function deleteDiscount(db: Database, clock: Clock, access: Access, id: string): Promise<void> {
   await db.transaction(async (trx) => {
-    const current = await findDiscount(trx, id, [...access.read]);
+    const current = await findDiscount(trx, id, [...access.read], { forUpdate: true });
     if (!current) throw notFound();
     if (!access.write.has(current.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this discount but not delete it');
     await deleteRow(trx, id, [current.organizationId], clock.now());

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/sql.js';
+import { dialectOf } from '../../db/database.js';
 import { fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import { offsetOf } from '../shared/pagination.js';
@@ -70,8 +71,11 @@ function toOrganization(row: Row): Organization {
   };
 }
 
-export async function findOrganization(db: Executor, id: string): Promise<Organization | undefined> {
-  const row = await base(db).where('organization.id', id).first();
+/** An organization; `forUpdate` locks its row on PostgreSQL so concurrent updates apply one after the other. */
+export async function findOrganization(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<Organization | undefined> {
+  const query = base(db).where('organization.id', id);
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate('organization');
+  const row = await query.first();
   return row ? toOrganization(row) : undefined;
 }
 

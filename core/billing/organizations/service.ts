@@ -39,7 +39,7 @@ export async function updateOrganization(
 ): Promise<Organization> {
   return db.transaction(async (trx) => {
     if (!reachable.has(id)) throw notFound();
-    const current = await findOrganization(trx, id);
+    const current = await findOrganization(trx, id, { forUpdate: true });
     if (!current) throw notFound();
     if (input.slug && input.slug !== current.slug && (await isSlugTaken(trx, input.slug, id))) throw slugTaken();
     const now = clock.now();

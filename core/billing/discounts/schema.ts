@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Metadata } from '../shared/metadata.js';
 import { Timestamp } from '../shared/time.js';
+import { CURRENCIES } from '../shared/currencies.js';
 
 export const DISCOUNT_TYPES = ['fixed', 'percentage'] as const;
 export const DISCOUNT_DURATIONS = ['once', 'forever', 'repeating'] as const;
@@ -14,13 +15,13 @@ const Code = z
   .transform((value) => (value === '' ? null : value));
 
 const Amount = z.number().int().min(0).max(999_999_999_999);
-const Currency = z.string().regex(/^[a-z]{3}$/, 'Use a lowercase ISO 4217 code such as usd');
+const Currency = z.enum(CURRENCIES, { error: 'Use a lowercase ISO 4217 code Till can charge in, such as usd' });
 const BasisPoints = z.number().int().min(1).max(10_000);
 const DurationInMonths = z.number().int().min(1).max(999);
 
 /** The deprecated single-currency form and the multi-currency `amounts`; Till keeps one currency per discount. */
 const Amounts = z
-  .record(Currency, Amount)
+  .partialRecord(Currency, Amount)
   .refine((amounts) => Object.keys(amounts).length === 1, 'Give the amount in exactly one currency');
 
 const Common = {

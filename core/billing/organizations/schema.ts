@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CURRENCIES } from '../shared/currencies.js';
 
 export const SOCIAL_PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'threads', 'discord', 'other'] as const;
 
@@ -50,7 +51,7 @@ export const OrganizationSettings = z.object({
   notification_settings: NotificationSettings.prefault({}),
   customer_email_settings: CustomerEmailSettings.prefault({}),
   customer_portal_settings: CustomerPortalSettings.prefault({}),
-  default_presentment_currency: z.string().regex(/^[a-z]{3}$/).default('usd'),
+  default_presentment_currency: z.enum(CURRENCIES).default('usd'),
   default_tax_behavior: z.enum(TAX_BEHAVIORS).default('location'),
   country: z.string().regex(/^[A-Z]{2}$/).nullable().default(null),
 });
@@ -75,7 +76,7 @@ export const OrganizationUpdate = z.object({
     notification_settings: NotificationSettings.partial().nullish(),
     customer_email_settings: CustomerEmailSettings.partial().nullish(),
     customer_portal_settings: CustomerPortalSettings.partial().nullish(),
-    default_presentment_currency: z.string().regex(/^[a-z]{3}$/).nullish(),
+    default_presentment_currency: z.enum(CURRENCIES).nullish(),
     default_tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
     sso_enforced: z.boolean().nullish(),
   });

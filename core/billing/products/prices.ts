@@ -1,5 +1,5 @@
 import { newId } from '../../db/columns.js';
-import { formatAmount, MAXIMUM_AMOUNT, MINIMUM_AMOUNTS, type Currency } from './currencies.js';
+import { formatAmount, MAXIMUM_AMOUNT, MINIMUM_AMOUNTS, type Currency } from '../shared/currencies.js';
 import { issue, type Issue } from './issues.js';
 import type { Interval, Price, PriceCreate, PriceTerms, PriceUpdateItem } from './schema.js';
 

@@ -4,7 +4,7 @@ import type { CustomField } from '../custom-fields/schema.js';
 import type { FileRecord } from '../files/schema.js';
 import { Metadata } from '../shared/metadata.js';
 import { TAX_BEHAVIORS } from '../organizations/schema.js';
-import { CURRENCIES } from './currencies.js';
+import { CURRENCIES } from '../shared/currencies.js';
 import { amountIssues, seatTierIssues } from './prices.js';
 
 export const INTERVALS = ['day', 'week', 'month', 'year'] as const;

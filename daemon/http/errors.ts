@@ -42,9 +42,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
+  if (err?.type === 'entity.parse.failed') {
+    // Malformed JSON is invalid input like any other, as Polar answers it: a 422 at ['body'].
+    res.status(422).json({ error: 'RequestValidationError', code: 'MALFORMED_BODY', detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+    return;
+  }
   if (status >= 400 && status < 500) {
-    // body-parser and friends: too large, malformed JSON, wrong charset.
-    const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : err.type === 'entity.parse.failed' ? 'MALFORMED_BODY' : 'BAD_REQUEST';
+    // body-parser and friends: too large, wrong charset or encoding.
+    const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST';
     res.status(status).json({ error: code, code, detail: err.expose ? err.message : 'Bad request' });
     return;
   }

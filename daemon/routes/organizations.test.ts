@@ -146,3 +146,15 @@ describe('slug changes racing', () => {
     expect(statuses.sort()).toEqual([200, 422, 422, 422]);
   });
 });
+
+describe('a malformed JSON body', () => {
+  it('is a 422 at ["body"], as Polar answers it, and changes nothing', async () => {
+    const res = await fetch(`${daemon.url}/v1/organizations/${organizationId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: '{"name": "Broken',
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: 'RequestValidationError', detail: [{ loc: ['body'], type: 'json_invalid' }] });
+  });
+});

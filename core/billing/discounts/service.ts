@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.js';
 import { CoreError } from '../../errors.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
-import { findDiscountProducts } from './products.js';
+import { findProductsByIds } from '../products/repository.js';
 import { deleteDiscount as deleteRow, findDiscount, insertDiscount, listDiscounts as listRows, saveDiscount } from './repository.js';
 import { windowIssues, type Discount, type DiscountCreate, type DiscountProduct, type DiscountTerms, type DiscountUpdate, type StoredDiscount } from './schema.js';
 
@@ -23,7 +23,7 @@ const codeTaken = () => new CoreError('invalid', 'DISCOUNT_CODE_TAKEN', 'A disco
 
 /** Attaches the products each discount is restricted to, in one look-up for the lot. */
 async function withProducts(db: Database, discounts: StoredDiscount[]): Promise<Discount[]> {
-  const found = new Map((await findDiscountProducts(db, discounts.flatMap((d) => d.productIds))).map((p) => [p.id, p]));
+  const found = new Map<string, DiscountProduct>((await findProductsByIds(db, discounts.flatMap((d) => d.productIds))).map((p) => [p.id, p]));
   return discounts.map((discount) => ({
     ...discount,
     products: discount.productIds.map((id) => found.get(id)).filter((p): p is DiscountProduct => p !== undefined),
@@ -32,7 +32,7 @@ async function withProducts(db: Database, discounts: StoredDiscount[]): Promise<
 
 /** Checks that every id names a product of the organization; the ids without repeats, in order. */
 async function productsOf(db: Database, organizationId: string, ids: readonly string[]): Promise<string[]> {
-  const found = new Set((await findDiscountProducts(db, ids)).filter((p) => p.organizationId === organizationId).map((p) => p.id));
+  const found = new Set((await findProductsByIds(db, ids)).filter((p) => p.organizationId === organizationId).map((p) => p.id));
   const issues = ids.flatMap((id, index) => (found.has(id) ? [] : [issue(['products', index], 'Product not found.')]));
   if (issues.length) throw invalid(issues);
   return [...new Set(ids)];

@@ -124,6 +124,13 @@ export async function findProduct(db: Executor, id: string, organizationIds: Ite
   return row ? toProduct(row) : undefined;
 }
 
+/** Products by id, of any organization (callers check ownership), in one query. */
+export async function findProductsByIds(db: Executor, ids: readonly string[]): Promise<StoredProduct[]> {
+  if (ids.length === 0) return [];
+  const rows = await db(PRODUCTS).whereIn('id', [...new Set(ids)]);
+  return rows.map(toProduct);
+}
+
 export async function insertPrices(trx: Executor, prices: readonly Price[]): Promise<void> {
   if (prices.length) await trx(PRICES).insert(prices.map(priceRow));
 }

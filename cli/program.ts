@@ -1,6 +1,7 @@
 import { Command as Commander } from 'commander';
 import type { Command, CommandContext } from './context.js';
 import { createOutput, type Env, type Streams } from './output.js';
+import { CATALOG_NOUNS } from './resources/catalog.js';
 import { CLI_VERSION } from './version.js';
 
 export interface ProgramSetup {
@@ -29,7 +30,7 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
       outputError: () => {},
     })
     .showSuggestionAfterError()
-    .addHelpText('after', '\nEnvironment: TILL_SERVER, TILL_TOKEN, TILL_CONFIG_DIR, NO_COLOR. Exit codes and JSON shapes: docs/cli.md');
+    .addHelpText('after', '\nEnvironment: TILL_SERVER, TILL_TOKEN, TILL_ORG, TILL_CONFIG_DIR, NO_COLOR. Exit codes and JSON shapes: docs/cli.md');
 
   const run =
     <Options extends { json?: boolean }>(load: () => Promise<Command<Options>>) =>
@@ -70,6 +71,35 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...server)
     .option(...json)
     .action(run(async () => (await import('./commands/status.js')).status));
+
+  // The catalog: `till <noun> <verb>`. Only the nouns are declared here; a noun's verbs load when it is used.
+  const catalog = new Set(CATALOG_NOUNS.map(({ noun }) => noun));
+  for (const { noun, description } of CATALOG_NOUNS) program.command(noun).description(description);
+  const withVerbs = async (command: Commander) => {
+    if (!catalog.has(command.name()) || command.commands.length > 0) return;
+    const { addVerbs } = await import('./resources/verbs.js');
+    addVerbs(command, { env, streams, setExitCode });
+  };
+  program.hook('preSubcommand', (_program, command) => withVerbs(command));
+
+  // Commander's own `help <command>` shows a command's help without the hook above, so a noun would show no verbs.
+  program
+    .command('help')
+    .argument('[command...]', 'a command, or a noun and its verb')
+    .description('show help for a command')
+    .action(async (names: string[]) => {
+      let target = program;
+      for (const name of names) {
+        await withVerbs(target);
+        const next = target.commands.find((command) => command.name() === name || command.aliases().includes(name));
+        if (!next) return target.help({ error: true });
+        target = next;
+      }
+      await withVerbs(target);
+      target.help();
+    });
+  // That command replaces commander's at the top; nouns keep commander's (`till products help create`).
+  program.helpCommand(false);
 
   return program;
 }

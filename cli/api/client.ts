@@ -22,10 +22,12 @@ export interface RequestOptions {
   token?: string;
 }
 
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
 export interface ApiClient {
   readonly server: string;
   /** Resolves with any HTTP status; only network failures throw. For callers that read error bodies. */
-  send(method: 'GET' | 'POST', path: string, options?: RequestOptions): Promise<ApiResponse>;
+  send(method: HttpMethod, path: string, options?: RequestOptions): Promise<ApiResponse>;
   /** Throws the CliError matching the status for anything but 2xx. */
   get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
   post<T = unknown>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
@@ -70,7 +72,7 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS }: ApiC
     }
     return { status: raw.status, headers: raw.headers, body: parseBody(server, raw.status, raw.text) };
   };
-  const call = async <T>(method: 'GET' | 'POST', path: string, options?: RequestOptions): Promise<T> => {
+  const call = async <T>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T> => {
     const response = await send(method, path, options);
     if (response.status < 200 || response.status > 299) throw httpFailure(server, response);
     return response.body as T;

@@ -18,10 +18,19 @@ export interface Profile {
   signed_in_at: string;
 }
 
+/** The organization catalog commands use on a server when --org does not name one (`till orgs use`). */
+export interface DefaultOrganization {
+  id: string;
+  slug: string;
+  name: string;
+}
+
 interface ConfigFile extends Record<string, unknown> {
   /** The server commands use when neither --server nor TILL_SERVER says otherwise: the last one signed in to. */
   current_server?: string;
   profiles?: Record<string, Profile>;
+  /** Per server, apart from the session, so signing in again or out keeps the choice. */
+  default_organizations?: Record<string, DefaultOrganization>;
 }
 
 export interface ProfileStore {
@@ -32,6 +41,9 @@ export interface ProfileStore {
   /** Stores the session for `server` and makes that server the current one. */
   save(server: string, profile: Profile): void;
   forget(server: string): void;
+  defaultOrganization(server: string): DefaultOrganization | undefined;
+  /** Sets (or, with undefined, clears) the default organization for `server`. */
+  setDefaultOrganization(server: string, organization: DefaultOrganization | undefined): void;
 }
 
 /** TILL_CONFIG_DIR, else $XDG_CONFIG_HOME/till, else ~/.config/till. */
@@ -71,6 +83,10 @@ export async function openProfileStore(env: Env): Promise<ProfileStore> {
     const value = conf.get('profiles');
     return value && typeof value === 'object' ? { ...value } : {};
   };
+  const defaults = (): Record<string, DefaultOrganization> => {
+    const value = conf.get('default_organizations');
+    return value && typeof value === 'object' ? { ...value } : {};
+  };
   return {
     path: conf.path,
     currentServer() {
@@ -88,6 +104,16 @@ export async function openProfileStore(env: Env): Promise<ProfileStore> {
       const rest = profiles();
       delete rest[server];
       conf.set('profiles', rest);
+    },
+    defaultOrganization(server) {
+      const organization = defaults()[server];
+      return organization && typeof organization.id === 'string' && organization.id ? organization : undefined;
+    },
+    setDefaultOrganization(server, organization) {
+      const rest = defaults();
+      if (organization) rest[server] = organization;
+      else delete rest[server];
+      conf.set('default_organizations', rest);
     },
   };
 }

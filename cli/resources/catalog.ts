@@ -1,0 +1,14 @@
+/**
+ * The catalog nouns, as `till --help` lists them. This table is all the start-up path loads: a noun's verbs and
+ * flags (cli/resources/specs/) load when that noun is used, so `till --help` and `till --version` stay fast.
+ */
+export const CATALOG_NOUNS: readonly { noun: string; description: string }[] = [
+  { noun: 'orgs', description: 'your organizations: list, show, change, pick the default one (`till orgs use`)' },
+  { noun: 'tokens', description: 'organization access tokens for CI and servers (shown once, at creation)' },
+  { noun: 'products', description: 'products and their prices' },
+  { noun: 'benefits', description: 'benefits products grant: custom notes, downloadables, license keys, Discord, GitHub, meter credits' },
+  { noun: 'custom-fields', description: 'custom fields checkouts ask customers to fill in' },
+  { noun: 'discounts', description: 'discounts: fixed or percentage, once, forever or repeating, with optional codes' },
+  { noun: 'customers', description: 'customers, by id or by your external id' },
+  { noun: 'files', description: 'files: upload product media, downloadables and avatars; list, rename, delete' },
+];

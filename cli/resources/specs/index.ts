@@ -1,0 +1,12 @@
+import type { ResourceSpec } from '../spec.js';
+import { accessTokens } from './access-tokens.js';
+import { benefits } from './benefits.js';
+import { customFields } from './custom-fields.js';
+import { customers } from './customers.js';
+import { discounts } from './discounts.js';
+import { files } from './files.js';
+import { organizations } from './organizations.js';
+import { products } from './products.js';
+
+/** Every catalog noun, in the order `till --help` lists them. */
+export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files];

@@ -144,6 +144,9 @@ describe('slug changes racing', () => {
       ),
     );
     expect(statuses.sort()).toEqual([200, 422, 422, 422]);
+    // The outbox holds an event for the one change that happened and none for the three rolled back.
+    const events = await Promise.all(ids.map((id) => listEvents(daemon.db, id, { type: 'organization.updated' })));
+    expect(events.map((list) => list.length).sort()).toEqual([0, 0, 0, 1]);
   });
 });
 

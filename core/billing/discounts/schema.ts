@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Metadata } from '../shared/metadata.js';
 import { Timestamp } from '../shared/time.js';
 import { CURRENCIES } from '../shared/currencies.js';
+import type { StoredProduct } from '../products/schema.js';
 
 export const DISCOUNT_TYPES = ['fixed', 'percentage'] as const;
 export const DISCOUNT_DURATIONS = ['once', 'forever', 'repeating'] as const;
@@ -103,24 +104,8 @@ export type DiscountDuration = (typeof DISCOUNT_DURATIONS)[number];
 /** What a discount takes off: an amount in one currency, or a share in basis points (1/100 of a percent). */
 export type DiscountTerms = { type: 'fixed'; amount: number; currency: string } | { type: 'percentage'; basisPoints: number };
 
-/** A product a discount is restricted to, as Polar shows it (a product without prices, benefits or media). */
-export interface DiscountProduct {
-  id: string;
-  organizationId: string;
-  name: string;
-  description: string | null;
-  visibility: string;
-  recurringInterval: string | null;
-  recurringIntervalCount: number | null;
-  trialInterval: string | null;
-  trialIntervalCount: number | null;
-  meterInterval: string | null;
-  meterIntervalCount: number | null;
-  isArchived: boolean;
-  metadata: Metadata;
-  createdAt: Date;
-  modifiedAt: Date | null;
-}
+/** A product a discount is restricted to: the product's own fields, without prices, benefits or media. */
+export type DiscountProduct = StoredProduct;
 
 /** A discount as stored: its restriction is a list of product ids. */
 export type StoredDiscount = DiscountTerms & {

@@ -1,26 +1,5 @@
-import type { Discount, DiscountProduct } from './schema.js';
-
-/** Polar's DiscountProduct: a product without prices, benefits, media or custom fields. */
-export function serializeDiscountProduct(product: DiscountProduct) {
-  return {
-    id: product.id,
-    created_at: product.createdAt.toISOString(),
-    modified_at: product.modifiedAt?.toISOString() ?? null,
-    trial_interval: product.trialInterval,
-    trial_interval_count: product.trialIntervalCount,
-    name: product.name,
-    description: product.description,
-    visibility: product.visibility,
-    recurring_interval: product.recurringInterval,
-    recurring_interval_count: product.recurringIntervalCount,
-    meter_interval: product.meterInterval,
-    meter_interval_count: product.meterIntervalCount,
-    is_recurring: product.recurringInterval !== null,
-    is_archived: product.isArchived,
-    organization_id: product.organizationId,
-    metadata: product.metadata,
-  };
-}
+import { serializeProductBase } from '../products/serialize.js';
+import type { Discount } from './schema.js';
 
 /**
  * The Discount of Polar's API (the one place its wire shape is written). The SDK tells the four shapes
@@ -46,7 +25,7 @@ export function serializeDiscount(discount: Discount) {
     max_redemptions: discount.maxRedemptions,
     redemptions_count: discount.redemptionsCount,
     organization_id: discount.organizationId,
-    products: discount.products.map(serializeDiscountProduct),
+    products: discount.products.map(serializeProductBase),
   };
 }
 export type DiscountWire = ReturnType<typeof serializeDiscount>;

@@ -42,8 +42,8 @@ export function serializePrice(price: Price, product: Pick<StoredProduct, 'recur
   return { ...common, type: product.recurringInterval === null ? ('one_time' as const) : ('recurring' as const), recurring_interval: product.recurringInterval };
 }
 
-/** Polar's Product (the one place its wire shape is written). `baseUrl` makes the media files' public URLs. */
-export function serializeProduct(product: Product, baseUrl: string) {
+/** A product's own fields, without what it links to: Polar's DiscountProduct, and the base of Product. */
+export function serializeProductBase(product: StoredProduct) {
   return {
     id: product.id,
     created_at: product.createdAt.toISOString(),
@@ -57,11 +57,19 @@ export function serializeProduct(product: Product, baseUrl: string) {
     recurring_interval_count: product.recurringIntervalCount,
     meter_interval: product.meterInterval,
     meter_interval_count: product.meterIntervalCount,
-    // A legacy product kept its interval on its prices.
-    is_recurring: product.recurringInterval !== null || product.prices.some((price) => price.legacyRecurringInterval !== null),
+    is_recurring: product.recurringInterval !== null,
     is_archived: product.isArchived,
     organization_id: product.organizationId,
     metadata: product.metadata,
+  };
+}
+
+/** Polar's Product (the one place its wire shape is written). `baseUrl` makes the media files' public URLs. */
+export function serializeProduct(product: Product, baseUrl: string) {
+  return {
+    ...serializeProductBase(product),
+    // A legacy product kept its interval on its prices.
+    is_recurring: product.recurringInterval !== null || product.prices.some((price) => price.legacyRecurringInterval !== null),
     prices: product.prices.map((price) => serializePrice(price, product)),
     benefits: product.benefits.map(serializeBenefit),
     medias: product.medias.map((file) => serializeFile(file, baseUrl)),

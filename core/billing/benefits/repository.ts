@@ -45,8 +45,11 @@ export async function insertBenefit(trx: Executor, benefit: Benefit): Promise<vo
 }
 
 /** A live (not deleted) benefit of one of the organizations. */
-export async function findBenefit(db: Executor, id: string, organizationIds: Iterable<string>): Promise<Benefit | undefined> {
-  const row = await db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).whereNull('deleted_at').first();
+/** A live benefit; `forUpdate` locks its row on PostgreSQL until the transaction ends (changes apply one by one). */
+export async function findBenefit(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<Benefit | undefined> {
+  const query = db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).whereNull('deleted_at');
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
   return row ? toBenefit(row) : undefined;
 }
 

@@ -93,7 +93,7 @@ export function listBenefits(db: Database, filter: BenefitFilter, sorting: reado
 }
 
 async function writableBenefit(trx: Knex.Transaction, access: BenefitAccess, id: string): Promise<Benefit> {
-  const benefit = await findBenefit(trx, id, access.read);
+  const benefit = await findBenefit(trx, id, access.read, { forUpdate: true });
   if (!benefit) throw notFound();
   if (!access.write.has(benefit.organizationId)) throw new CoreError('forbidden', 'INSUFFICIENT_SCOPE', 'Changing benefits needs the benefits:write scope');
   return benefit;

@@ -5,6 +5,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { CustomField, CustomFieldProperties, CustomFieldType } from './schema.js';
 import { isUniqueViolation } from '../../db/sql.js';
+import { dialectOf } from '../../db/database.js';
 
 type Executor = Knex | Knex.Transaction;
 /** The products domain references this table by name when it attaches fields to products. */
@@ -60,8 +61,11 @@ export async function saveCustomField(trx: Executor, field: CustomField): Promis
 }
 
 /** A live (not deleted) field of one of the organizations. */
-export async function findCustomField(db: Executor, id: string, organizationIds: readonly string[]): Promise<CustomField | undefined> {
-  const row = await db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at').first();
+/** A live custom field; `forUpdate` locks its row on PostgreSQL until the transaction ends (changes apply one by one). */
+export async function findCustomField(db: Executor, id: string, organizationIds: readonly string[], options: { forUpdate?: boolean } = {}): Promise<CustomField | undefined> {
+  const query = db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at');
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
   return row ? toCustomField(row) : undefined;
 }
 

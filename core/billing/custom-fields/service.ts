@@ -21,7 +21,7 @@ const slugTaken = () =>
 
 /** The live field, which the caller may change; anything else is "not found" (or "not permitted" for a reader). */
 async function writable(db: Database, access: Access, id: string): Promise<CustomField> {
-  const field = await findCustomField(db, id, [...access.read]);
+  const field = await findCustomField(db, id, [...access.read], { forUpdate: true });
   if (!field) throw notFound();
   if (!access.write.has(field.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this custom field but not change it');
   return field;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { fromDbBool, fromDbInt, fromDbTime, fromDbTimeOrNull, toDbTime } from '../../db/columns.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import { storageKeyOf, type FileRecord, type FileService, type UploadPart } from './schema.js';
+import { dialectOf } from '../../db/database.js';
 
 const PART_ROWS_PER_INSERT = 400;
 
@@ -79,8 +80,11 @@ export async function insertFile(
 }
 
 /** A live (not deleted) file of one of the organizations. */
-export async function findFile(db: Executor, id: string, organizationIds: Iterable<string>): Promise<FileRecord | undefined> {
-  const row = await db(FILES).where({ id }).whereIn('organization_id', [...organizationIds]).whereNull('deleted_at').first();
+export async function findFile(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<FileRecord | undefined> {
+  // `forUpdate` locks the row on PostgreSQL until the transaction ends, so changes apply one by one.
+  const query = db(FILES).where({ id }).whereIn('organization_id', [...organizationIds]).whereNull('deleted_at');
+  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
   return row ? toFile(row) : undefined;
 }
 

@@ -33,7 +33,7 @@ export const notFound = () => new CoreError('not_found', 'FILE_NOT_FOUND', 'File
 
 /** A file the caller sees and may change; one it cannot see is "not found", never "forbidden". */
 export async function writableFile(db: Database, access: FileAccess, id: string): Promise<FileRecord> {
-  const file = await findFile(db, id, access.read);
+  const file = await findFile(db, id, access.read, { forUpdate: true });
   if (!file) throw notFound();
   if (!access.write.has(file.organizationId)) throw new CoreError('forbidden', 'INSUFFICIENT_SCOPE', 'Changing files needs the files:write scope');
   return file;

@@ -7,10 +7,12 @@ import { DEFAULT_MAX_FILE_SIZE } from '../core/billing/files/schema.js';
 import {
   CAPTCHA_PROVIDERS,
   DEFAULT_DEVICE_CODE_SETTINGS,
+  DEFAULT_JWT_SETTINGS,
   DEFAULT_SESSION_SETTINGS,
   timeStringProblem,
   type CaptchaSettings,
   type DeviceCodeSettings,
+  type JwtSettings,
   type SessionSettings,
 } from '../core/auth/auth.js';
 
@@ -24,6 +26,7 @@ export interface DaemonConfig {
   baseUrl: string;
   session: SessionSettings;
   deviceCode: DeviceCodeSettings;
+  jwt: JwtSettings;
   captcha?: CaptchaSettings;
   rateLimit: boolean;
   logLevel: string;
@@ -96,6 +99,7 @@ export function loadConfig(env: Env): DaemonConfig {
       expiresIn: timeString(env, 'TILL_DEVICE_CODE_EXPIRES_IN', DEFAULT_DEVICE_CODE_SETTINGS.expiresIn),
       interval: timeString(env, 'TILL_DEVICE_CODE_INTERVAL', DEFAULT_DEVICE_CODE_SETTINGS.interval),
     },
+    jwt: jwtSettings(env),
     captcha: captchaSettings(env),
     rateLimit: env.TILL_RATE_LIMIT !== 'off',
     logLevel: logLevel(env.TILL_LOG_LEVEL),
@@ -126,6 +130,19 @@ function loadOrCreateSecret(dataDir: string): string {
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return secret;
+}
+
+function jwtSettings(env: Env): JwtSettings {
+  const settings: JwtSettings = {
+    expiresIn: integer(env, 'TILL_JWT_EXPIRES_IN', DEFAULT_JWT_SETTINGS.expiresIn, { min: 60 }),
+    rotationInterval: integer(env, 'TILL_JWT_ROTATION_INTERVAL', DEFAULT_JWT_SETTINGS.rotationInterval, { min: 0 }),
+    gracePeriod: integer(env, 'TILL_JWT_GRACE_PERIOD', DEFAULT_JWT_SETTINGS.gracePeriod, { min: 0 }),
+  };
+  // A replaced key must stay published until the last token it signed has expired.
+  if (settings.gracePeriod < settings.expiresIn) {
+    throw new ConfigError(`TILL_JWT_GRACE_PERIOD (${settings.gracePeriod} s) must be at least TILL_JWT_EXPIRES_IN (${settings.expiresIn} s): tokens signed by a replaced key would stop verifying before they expire`);
+  }
+  return settings;
 }
 
 function captchaSettings(env: Env): CaptchaSettings | undefined {

@@ -63,8 +63,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
     .requiredOption('--password <password>', 'password (8 to 128 characters)')
     .option('--name <name>', 'display name (defaults to the part of the email before @)')
     .option('--admin', 'make the account an admin')
+    .option('--username <username>', 'a username to sign in with (3 to 30 letters, digits, _ or .)')
     .option('--json', 'print the account as JSON')
-    .action(async (opts: { email: string; password: string; name?: string; admin?: boolean; json?: boolean }) => {
+    .action(async (opts: { email: string; password: string; name?: string; admin?: boolean; username?: string; json?: boolean }) => {
       const config = loadConfig(env);
       const db = createDatabase(config.database);
       try {

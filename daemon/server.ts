@@ -53,6 +53,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     baseUrl,
     session: config.session,
     deviceCode: config.deviceCode,
+    jwt: config.jwt,
     captcha: config.captcha,
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),

@@ -4,12 +4,15 @@ import { admin } from 'better-auth/plugins/admin';
 import { bearer } from 'better-auth/plugins/bearer';
 import { captcha } from 'better-auth/plugins/captcha';
 import { deviceAuthorization, deviceAuthorizationOptionsSchema } from 'better-auth/plugins/device-authorization';
+import { jwt } from 'better-auth/plugins/jwt';
 import { organization } from 'better-auth/plugins/organization';
+import { username } from 'better-auth/plugins/username';
 import type { Database } from '../db/database.js';
 import { adminAc, adminRoles, organizationAc, organizationRoles } from './access.js';
 import { currentAuthTransaction, knexAdapter } from './knex-adapter.js';
 import { dialectOf } from '../db/database.js';
 import { DEVICE_CLIENTS } from './device-clients.js';
+import { isValidDisplayUsername, isValidUsername, USERNAME_LENGTH } from './usernames.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
 
@@ -68,6 +71,22 @@ export function timeStringProblem(value: string): string | undefined {
   return result.success ? undefined : result.error.issues[0]?.message;
 }
 
+/** Signed tokens of GET /api/auth/token and the keys published at /api/auth/jwks (SPEC §9). */
+export interface JwtSettings {
+  /** Seconds a signed token lives. */
+  expiresIn: number;
+  /** Seconds a signing key signs before a new one replaces it; 0 never rotates. */
+  rotationInterval: number;
+  /** Seconds a replaced key stays published, so tokens it signed still verify; at least `expiresIn`. */
+  gracePeriod: number;
+}
+
+export const DEFAULT_JWT_SETTINGS: JwtSettings = {
+  expiresIn: 3600,
+  rotationInterval: 30 * 24 * 3600,
+  gracePeriod: 7 * 24 * 3600,
+};
+
 export interface CaptchaSettings {
   provider: CaptchaProvider;
   secretKey: string;
@@ -84,6 +103,7 @@ export interface AuthSettings {
   session?: Partial<SessionSettings>;
   deviceCode?: Partial<DeviceCodeSettings>;
   captcha?: CaptchaSettings;
+  jwt?: Partial<JwtSettings>;
   /** Rate limiting of sign-in, sign-up and device verification; on unless turned off. */
   rateLimit?: boolean;
   /** Receives Better Auth's own log lines. */
@@ -173,14 +193,37 @@ function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
       dynamicAccessControl: { enabled: true },
       organizationHooks,
     }),
+    jwtPlugin({ ...DEFAULT_JWT_SETTINGS, ...settings.jwt }),
+    username({
+      minUsernameLength: USERNAME_LENGTH.min,
+      maxUsernameLength: USERNAME_LENGTH.max,
+      usernameValidator: isValidUsername,
+      displayUsernameValidator: isValidDisplayUsername,
+    }),
   ] as const;
   if (!settings.captcha) return [...core] as [...typeof core];
   const verifier = captcha({
     provider: settings.captcha.provider,
     secretKey: settings.captcha.secretKey,
     siteVerifyURLOverride: settings.captcha.siteVerifyUrl,
+    // Better Auth's default list leaves out the username plugin's sign-in.
+    endpoints: ['/sign-up/email', '/sign-in/email', '/sign-in/username', '/request-password-reset'],
   } as Parameters<typeof captcha>[0]);
   return [...core, verifier] as [...typeof core, typeof verifier];
+}
+
+/**
+ * Better Auth's jwt plugin: EdDSA keys, private halves encrypted with the secret (its default),
+ * issuer and audience the base URL (its default). The lifetime goes as a time span: a number would
+ * be taken as an absolute `exp`. /get-session does not sign a token on every call (the daemon's
+ * own authentication calls it per request); clients ask /token when they need one.
+ */
+function jwtPlugin(settings: JwtSettings) {
+  return jwt({
+    jwt: { expirationTime: `${settings.expiresIn}s` },
+    jwks: { rotationInterval: settings.rotationInterval || undefined, gracePeriod: settings.gracePeriod },
+    disableSettingJwtHeader: true,
+  });
 }
 
 /** Builds the Better Auth options for Till: knex storage and the plugin set of SPEC §5–§9. */

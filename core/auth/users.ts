@@ -8,6 +8,8 @@ export interface CreatedUser {
   email: string;
   name: string;
   role: string;
+  /** Lowercased, as Better Auth stores it; absent when none was given. */
+  username?: string;
 }
 
 export const CreateUserInput = z.object({
@@ -15,6 +17,8 @@ export const CreateUserInput = z.object({
   password: z.string(),
   name: z.string().trim().optional(),
   admin: z.boolean().optional(),
+  /** Checked by Better Auth's username plugin (core/auth/usernames.ts). */
+  username: z.string().trim().optional(),
 });
 export type CreateUserInput = z.input<typeof CreateUserInput>;
 
@@ -36,15 +40,29 @@ export async function createUser(auth: TillAuth, raw: CreateUserInput): Promise<
   const name = input.name || input.email.split('@')[0] || input.email;
   try {
     const { user } = await auth.api.createUser({
-      body: { email: input.email, password: input.password, name, ...(input.admin ? { role: 'admin' } : {}) },
+      body: {
+        email: input.email,
+        password: input.password,
+        name,
+        ...(input.admin ? { role: 'admin' } : {}),
+        ...(input.username ? { data: { username: input.username } } : {}),
+      },
     });
-    return { id: user.id, email: user.email, name: user.name, role: String(user.role ?? 'user') };
+    const username = (user as { username?: unknown }).username;
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      role: String(user.role ?? 'user'),
+      ...(typeof username === 'string' ? { username } : {}),
+    };
   } catch (error) {
     if (!(error instanceof APIError) || error.statusCode >= 500) throw error;
     const code = String(error.body?.code ?? 'INVALID_USER');
     if (code === 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL' || code === 'USER_ALREADY_EXISTS') {
       throw new CoreError('conflict', 'USER_ALREADY_EXISTS', `An account with ${input.email} already exists`);
     }
+    if (code === 'USERNAME_IS_ALREADY_TAKEN') throw new CoreError('conflict', code, error.message);
     throw new CoreError('invalid', code, error.message);
   }
 }

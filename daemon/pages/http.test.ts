@@ -42,7 +42,7 @@ describe('pages when signed out', () => {
     expect(html).toContain('<link rel="stylesheet" href="/assets/till.css"/>');
     expect(html).not.toMatch(/<style|style="|<script/);
     expect(html.match(/<h1/g)).toHaveLength(1);
-    expect(html).toContain('<label for="field-email">Email address</label>');
+    expect(html).toContain('<label for="field-email">Email address or username</label>');
   });
 
   it('serves the stylesheet itself, revalidated by ETag', async () => {
@@ -131,6 +131,65 @@ describe('POST /sign-up and /sign-in', () => {
       expect(location.startsWith('/') && !location.startsWith('//')).toBe(true);
     },
   );
+});
+
+describe('POST /sign-up and /sign-in with a username', () => {
+  const username = (prefix: string) => `${prefix}_${Math.random().toString(36).slice(2, 8)}`;
+
+  it('signs up with a username and signs in with it, whatever its case', async () => {
+    const user = { ...newUser('named'), username: username('Named') };
+    const signedUp = await postForm(url, '/sign-up', user);
+    expect(signedUp.status).toBe(303);
+    const response = await postForm(url, '/sign-in', { email: user.username.toUpperCase(), password: user.password, next: '/account' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/account');
+    const account = await get('/account', cookiesOf(response));
+    expect(await account.text()).toContain(user.email);
+  });
+
+  it('still signs up with no username given', async () => {
+    const response = await postForm(url, '/sign-up', { ...newUser('unnamed'), username: '' });
+    expect(response.status).toBe(303);
+  });
+
+  it('refuses a wrong password for a username with 401 and "Invalid username or password", keeping the username', async () => {
+    const user = { ...newUser('named-wrong'), username: username('wrong') };
+    await postForm(url, '/sign-up', user);
+    const response = await postForm(url, '/sign-in', { email: user.username, password: 'not the password' });
+    expect(response.status).toBe(401);
+    const html = await response.text();
+    expect(html).toContain('Invalid username or password');
+    expect(html).toContain(`value="${user.username}"`);
+    expect(response.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('puts a username Better Auth refuses on the sign-in field', async () => {
+    const response = await postForm(url, '/sign-in', { email: 'no spaces', password: 'whatever password' });
+    expect(response.status).toBe(422);
+    expect(await response.text()).toContain('<p id="field-email-error" class="field-error"><span class="visually-hidden">Error: </span>Username is invalid</p>');
+  });
+
+  it.each([
+    ['ab', 400, 'Username is too short'],
+    ['a'.repeat(31), 400, 'Username is too long'],
+    ['not valid!', 400, 'Username is invalid'],
+  ])('refuses the sign-up username %j with %i and "%s" on its field, keeping what was typed', async (typed, status, message) => {
+    const user = { ...newUser('bad-username'), username: typed };
+    const response = await postForm(url, '/sign-up', user);
+    expect(response.status).toBe(status);
+    const html = await response.text();
+    expect(html).toContain(`<p id="field-username-error" class="field-error"><span class="visually-hidden">Error: </span>${message}</p>`);
+    expect(html).toContain(`value="${typed}"`);
+    expect(html).toContain(`value="${user.email}"`);
+  });
+
+  it('refuses a username already taken, in another case, on its field', async () => {
+    const taken = username('Taken');
+    await postForm(url, '/sign-up', { ...newUser('first-taken'), username: taken });
+    const response = await postForm(url, '/sign-up', { ...newUser('second-taken'), username: taken.toUpperCase() });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('Username is already taken. Please try another.');
+  });
 });
 
 describe('cross-origin posts', () => {

@@ -28,7 +28,7 @@ describe('sign-up and sign-in pages in Chromium', () => {
     const user = newUser('browser-signup');
     await page.goto(`${daemon.url}/sign-up`);
     expect(await page.title()).toBe('Create your account · Till');
-    await page.getByLabel('Name').fill(user.name);
+    await page.getByLabel('Name', { exact: true }).fill(user.name);
     await page.getByLabel('Email address').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     const response = await submit(page, 'Create account');
@@ -68,11 +68,35 @@ describe('sign-up and sign-in pages in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/account');
   });
 
+  it('signs up with a username, then signs in with it in the one field', async () => {
+    const page = await context.newPage();
+    const user = newUser('browser-username');
+    const username = `Browser_${Date.now().toString(36)}`;
+    await page.goto(`${daemon.url}/sign-up`);
+    await page.getByLabel('Name', { exact: true }).fill(user.name);
+    await page.getByLabel('Email address').fill(user.email);
+    await page.getByLabel('Username (optional)').fill(username);
+    await page.getByLabel('Password').fill(user.password);
+    expect((await submit(page, 'Create account'))?.status()).toBe(200);
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/sign-in?notice=signed-out');
+
+    await page.getByLabel('Email address or username').fill(username.toLowerCase());
+    await page.getByLabel('Password').fill('wrong password');
+    expect((await submit(page, 'Sign in'))?.status()).toBe(401);
+    expect(await page.getByRole('alert').textContent()).toBe('Invalid username or password');
+
+    await page.getByLabel('Password').fill(user.password);
+    expect((await submit(page, 'Sign in'))?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/account');
+    expect(await page.locator('dl.facts').textContent()).toContain(user.email);
+  });
+
   it('ties a field error to its input', async () => {
     const page = await context.newPage();
     await page.goto(`${daemon.url}/sign-up`);
     const user = newUser('short');
-    await page.getByLabel('Name').fill(user.name);
+    await page.getByLabel('Name', { exact: true }).fill(user.name);
     await page.getByLabel('Email address').fill(user.email);
     await page.getByLabel('Password').fill('short');
     expect((await submit(page, 'Create account'))?.status()).toBe(400);
@@ -81,7 +105,7 @@ describe('sign-up and sign-in pages in Chromium', () => {
     const describedBy = (await password.getAttribute('aria-describedby'))!.split(' ');
     const descriptions = await Promise.all(describedBy.map((id) => page.locator(`#${id}`).textContent()));
     expect(descriptions.join(' ')).toContain('Password too short');
-    expect(await page.getByLabel('Name').inputValue()).toBe(user.name);
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(user.name);
   });
 
   it('refuses an open-redirect next and lands on the account page', async () => {
@@ -99,7 +123,7 @@ describe('sign-up and sign-in pages in Chromium', () => {
       const page = await noScript.newPage();
       const user = newUser('no-js');
       await page.goto(`${daemon.url}/sign-up`);
-      await page.getByLabel('Name').fill(user.name);
+      await page.getByLabel('Name', { exact: true }).fill(user.name);
       await page.getByLabel('Email address').fill(user.email);
       await page.getByLabel('Password').fill(user.password);
       await submit(page, 'Create account');

@@ -8,6 +8,8 @@ import { customFields } from './0006_custom_fields.js';
 import { files } from './0007_files.js';
 import { benefits } from './0008_benefits.js';
 import { products } from './0009_products.js';
+import { jwks } from './0010_jwks.js';
+import { usernames } from './0011_usernames.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
-export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits, products];
+export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits, products, jwks, usernames];

@@ -9,10 +9,21 @@ import { sendPage } from '../render.js';
 import { safeNext } from '../safe-next.js';
 import { SignInPage } from '../views/SignInPage.js';
 
+/** The one field takes an email address or a username; it keeps the name `email` so password managers fill it. */
 export const SignInForm = z.object({
-  email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.'),
+  email: z.string().trim().min(1, 'Enter your email address or username.').max(254, 'That email address is too long.'),
   password: z.string().min(1, 'Enter your password.'),
 });
+
+/** Username rules Better Auth checks before looking an account up; their messages belong on the field. */
+const USERNAME_CODES = new Set(['USERNAME_TOO_SHORT', 'USERNAME_TOO_LONG', 'INVALID_USERNAME']);
+
+/** An email address always has an '@' and a username never does, so the value says which sign-in it is. */
+function signInCall(login: string, password: string) {
+  return login.includes('@')
+    ? { path: '/sign-in/email', body: { email: login, password } }
+    : { path: '/sign-in/username', body: { username: login, password } };
+}
 
 /** Fixed texts only: a notice named in the URL never reflects what the URL says. */
 const NOTICES: Record<string, string> = {
@@ -39,11 +50,14 @@ export function submitSignIn(deps: AppDeps): RequestHandler {
     if (!form.ok) return again(400, { fields: form.errors });
     const reply = await callAuth(deps, req, res, {
       method: 'POST',
-      path: '/sign-in/email',
-      body: form.data,
+      ...signInCall(form.data.email, form.data.password),
       headers: captchaHeaders(req.body),
     });
-    if (reply.status !== 200) return again(reply.status, authFormErrors(authFailure(reply)));
+    if (reply.status !== 200) {
+      const failure = authFailure(reply);
+      if (USERNAME_CODES.has(failure.code)) return again(reply.status, { fields: { email: failure.message } });
+      return again(reply.status, authFormErrors(failure));
+    }
     res.redirect(303, next);
   };
 }

@@ -12,9 +12,14 @@ import { SignUpPage } from '../views/SignUpPage.js';
 export const SignUpForm = z.object({
   name: z.string().trim().min(1, 'Enter your name.').max(200, 'Use at most 200 characters.'),
   email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.'),
+  // Optional; its rules (length, characters, not taken) are Better Auth's, and so are its messages.
+  username: z.string().trim(),
   // Length rules are Better Auth's; its message is shown when they are not met.
   password: z.string().min(1, 'Choose a password.'),
 });
+
+/** Better Auth's username refusals, shown on the username field. */
+const USERNAME_CODES = new Set(['USERNAME_IS_ALREADY_TAKEN', 'USERNAME_TOO_SHORT', 'USERNAME_TOO_LONG', 'INVALID_USERNAME', 'INVALID_DISPLAY_USERNAME']);
 
 const DEFAULT_MIN_PASSWORD_LENGTH = 8;
 
@@ -36,7 +41,7 @@ export function showSignUp(deps: AppDeps): RequestHandler {
 export function submitSignUp(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const next = safeNext(fieldOf(req.body, 'next'));
-    const typed = { name: fieldOf(req.body, 'name').trim(), email: fieldOf(req.body, 'email').trim() };
+    const typed = { name: fieldOf(req.body, 'name').trim(), email: fieldOf(req.body, 'email').trim(), username: fieldOf(req.body, 'username').trim() };
     const again = (status: number, errors: FormErrors) =>
       sendPage(
         res,
@@ -46,13 +51,19 @@ export function submitSignUp(deps: AppDeps): RequestHandler {
 
     const form = parseForm(SignUpForm, req.body);
     if (!form.ok) return again(400, { fields: form.errors });
+    const { username, ...account } = form.data;
     const reply = await callAuth(deps, req, res, {
       method: 'POST',
       path: '/sign-up/email',
-      body: form.data,
+      // Better Auth keeps the username as typed for display and stores it lowercased.
+      body: username ? { ...account, username } : account,
       headers: captchaHeaders(req.body),
     });
-    if (reply.status !== 200) return again(reply.status, authFormErrors(authFailure(reply)));
+    if (reply.status !== 200) {
+      const failure = authFailure(reply);
+      if (USERNAME_CODES.has(failure.code)) return again(reply.status, { fields: { username: failure.message } });
+      return again(reply.status, authFormErrors(failure));
+    }
     res.redirect(303, next);
   };
 }

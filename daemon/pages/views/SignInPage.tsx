@@ -7,6 +7,7 @@ import type { FormErrors } from '../forms.js';
 import { withNext } from '../safe-next.js';
 
 export interface SignInPageProps {
+  /** What was typed in the one field: an email address or a username. */
   email?: string;
   /** Local path to go to afterwards (already checked). */
   next: string;
@@ -29,7 +30,16 @@ export function SignInPage({ email = '', next, errors = {}, captchaProvider, not
       ) : null}
       <form method="post" action="/sign-in" className="card" aria-describedby={errors.form ? 'form-error' : undefined}>
         <HiddenFields fields={{ next }} />
-        <Field name="email" label="Email address" type="email" value={email} error={fields.email} autoComplete="username" required />
+        <Field
+          name="email"
+          label="Email address or username"
+          value={email}
+          error={fields.email}
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+        />
         <Field name="password" label="Password" type="password" error={fields.password} autoComplete="current-password" required />
         <CaptchaSlot provider={captchaProvider} error={fields.captcha} />
         <div className="actions">

@@ -1,3 +1,4 @@
+import { USERNAME_LENGTH } from '../../../core/auth/usernames.js';
 import { Alert } from '../components/Alert.js';
 import { CaptchaSlot } from '../components/CaptchaSlot.js';
 import { Field } from '../components/Field.js';
@@ -9,13 +10,14 @@ import { withNext } from '../safe-next.js';
 export interface SignUpPageProps {
   name?: string;
   email?: string;
+  username?: string;
   next: string;
   minPasswordLength: number;
   errors?: FormErrors;
   captchaProvider?: string;
 }
 
-export function SignUpPage({ name = '', email = '', next, minPasswordLength, errors = {}, captchaProvider }: SignUpPageProps) {
+export function SignUpPage({ name = '', email = '', username = '', next, minPasswordLength, errors = {}, captchaProvider }: SignUpPageProps) {
   const fields = errors.fields ?? {};
   return (
     <Layout title="Create your account" narrow>
@@ -28,6 +30,16 @@ export function SignUpPage({ name = '', email = '', next, minPasswordLength, err
         <HiddenFields fields={{ next }} />
         <Field name="name" label="Name" value={name} error={fields.name} autoComplete="name" required />
         <Field name="email" label="Email address" type="email" value={email} error={fields.email} autoComplete="email" required />
+        <Field
+          name="username"
+          label="Username (optional)"
+          hint={`${USERNAME_LENGTH.min} to ${USERNAME_LENGTH.max} letters, digits, underscores or dots. You can sign in with it instead of your email.`}
+          value={username}
+          error={fields.username}
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+        />
         <Field
           name="password"
           label="Password"

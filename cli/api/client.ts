@@ -1,5 +1,6 @@
 import { CliError, EXIT } from '../errors.js';
 import { CLI_VERSION } from '../version.js';
+import { DEFAULT_RETRY, delayAfterStatus, isTransientError, mayRepeat, parseRetryAfter, type RetryPolicy } from './retry.js';
 
 /*
  * The one way the CLI talks HTTP, on node:http(s). Measured on this project (Node 20, hyperfine, one
@@ -14,19 +15,26 @@ export interface ApiResponse {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Parsed JSON, or null for an empty body. */
   body: unknown;
+  /** How many tries it took (more than 1 after a 429, a 5xx or a broken connection). */
+  attempts?: number;
 }
 
 export interface RequestOptions {
   body?: unknown;
   /** Session token sent as `Authorization: Bearer …`. */
   token?: string;
+  /** Sent as `Idempotency-Key`; it lets a POST or PATCH be retried like an idempotent request. */
+  idempotencyKey?: string;
 }
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface ApiClient {
   readonly server: string;
-  /** Resolves with any HTTP status; only network failures throw. For callers that read error bodies. */
+  /**
+   * Resolves with any HTTP status (the last try's); only network failures throw. For callers that read
+   * error bodies. Idempotent requests are retried on 429, 5xx and connection failures (cli/api/retry.ts).
+   */
   send(method: HttpMethod, path: string, options?: RequestOptions): Promise<ApiResponse>;
   /** Throws the CliError matching the status for anything but 2xx. */
   get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
@@ -36,16 +44,23 @@ export interface ApiClient {
 export interface ApiClientOptions {
   /** Normalized server URL, no trailing slash. */
   server: string;
+  /** Per try. */
   timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Waits between tries; tests pass one that does not. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** An HTTP client for one server; failures become CliErrors carrying the matching exit code. */
-export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS }: ApiClientOptions): ApiClient {
+export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry, sleep = wait }: ApiClientOptions): ApiClient {
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...retry };
   const send: ApiClient['send'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `till-cli/${CLI_VERSION}` };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     if (payload) {
       headers['content-type'] = 'application/json';
@@ -54,23 +69,25 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS }: ApiC
     const url = new URL(`${server}${path}`);
     // https (and so TLS) is loaded only for an https server.
     const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-    let raw: { status: number; headers: ApiResponse['headers']; text: string };
-    try {
-      raw = await new Promise((resolve, reject) => {
-        const req = request(url, { method, headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        });
-        req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
-        req.on('error', reject);
-        req.end(payload);
-      });
-    } catch (error) {
-      throw unreachable(server, error);
+    const attempts = mayRepeat(method, options.idempotencyKey) ? Math.max(1, policy.attempts) : 1;
+    for (let attempt = 1; ; attempt++) {
+      let raw: RawResponse;
+      try {
+        raw = await exchange(request, url, { method, headers }, payload, timeoutMs);
+      } catch (error) {
+        if (attempt < attempts && isTransientError(error)) {
+          await sleep(policy.delayMs);
+          continue;
+        }
+        throw unreachable(server, error, attempt);
+      }
+      const delay = attempt < attempts ? delayAfterStatus(raw.status, header(raw, 'retry-after') ?? header(raw, 'x-retry-after'), policy) : undefined;
+      if (delay !== undefined) {
+        await sleep(delay);
+        continue;
+      }
+      return { status: raw.status, headers: raw.headers, body: parseBody(server, raw.status, raw.text), attempts: attempt };
     }
-    return { status: raw.status, headers: raw.headers, body: parseBody(server, raw.status, raw.text) };
   };
   const call = async <T>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T> => {
     const response = await send(method, path, options);
@@ -83,6 +100,33 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS }: ApiC
     get: (path, options) => call('GET', path, options),
     post: (path, body, options) => call('POST', path, { ...options, body: body ?? {} }),
   };
+}
+
+interface RawResponse {
+  status: number;
+  headers: ApiResponse['headers'];
+  text: string;
+}
+
+/** One try: sends the request and reads the whole answer, or fails after timeoutMs of silence. */
+function exchange(
+  request: typeof import('node:http').request,
+  url: URL,
+  options: { method: string; headers: Record<string, string> },
+  payload: Buffer | undefined,
+  timeoutMs: number,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 function parseBody(server: string, status: number, text: string): unknown {
@@ -121,8 +165,9 @@ export function httpFailure(server: string, response: ApiResponse): CliError {
   if (status === 403) return new CliError(code ?? 'FORBIDDEN', message ?? 'You are not allowed to do that.', EXIT.error);
   if (status === 404) return new CliError(code ?? 'NOT_FOUND', message ?? 'Not found.', EXIT.notFound);
   if (status === 429) {
-    const retryAfter = header(response, 'retry-after') ?? header(response, 'x-retry-after');
-    return new CliError('RATE_LIMITED', message ?? 'Too many requests.', EXIT.rateLimited, retryAfter ? `Try again in ${retryAfter} s.` : 'Wait a minute and try again.');
+    const retryAfter = parseRetryAfter(header(response, 'retry-after') ?? header(response, 'x-retry-after'));
+    const when = retryAfter !== undefined ? `Try again in ${Math.ceil(retryAfter / 1000)} s.` : 'Wait a minute and try again.';
+    return new CliError('RATE_LIMITED', message ?? 'Too many requests.', EXIT.rateLimited, [tries(response.attempts), when].filter(Boolean).join(' '));
   }
   if (status >= 500) {
     const requestId = (response.body as { request_id?: unknown } | null)?.request_id;
@@ -130,7 +175,7 @@ export function httpFailure(server: string, response: ApiResponse): CliError {
       'SERVER_ERROR',
       `${server} failed with HTTP ${status}${message ? `: ${message}` : ''}.`,
       EXIT.serverError,
-      typeof requestId === 'string' ? `The server logged it as request ${requestId}.` : undefined,
+      [typeof requestId === 'string' ? `The server logged it as request ${requestId}.` : undefined, tries(response.attempts)].filter(Boolean).join(' ') || undefined,
     );
   }
   if (status === 400 || status === 409 || status === 413 || status === 422) {
@@ -139,18 +184,21 @@ export function httpFailure(server: string, response: ApiResponse): CliError {
   return new CliError(code ?? 'HTTP_ERROR', message ?? `${server} answered HTTP ${status}.`, EXIT.error);
 }
 
-function header(response: ApiResponse, name: string): string | undefined {
+/** Says that a failure is not a one-off: the request was tried again, to no avail. */
+const tries = (attempts = 1) => (attempts > 1 ? `Tried ${attempts} times.` : undefined);
+
+function header(response: { headers: ApiResponse['headers'] }, name: string): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function unreachable(server: string, error: unknown): CliError {
+function unreachable(server: string, error: unknown, attempts: number): CliError {
   const code = (error as { code?: unknown } | null)?.code;
   const reason = code === 'ETIMEDOUT' ? 'timed out' : typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
   return new CliError(
     'SERVER_UNREACHABLE',
     `Cannot reach ${server} (${reason}).`,
     EXIT.unreachable,
-    'Is tilld running there? Start it with `tilld`, or point --server / TILL_SERVER at it.',
+    [tries(attempts), 'Is tilld running there? Start it with `tilld`, or point --server / TILL_SERVER at it.'].filter(Boolean).join(' '),
   );
 }

@@ -24,7 +24,8 @@ interface Health {
  */
 export const status: Command<StatusOptions> = async (options, { env, out }) => {
   const { server, token, source } = await resolveCredentials(env, options.server);
-  const api = createApiClient({ server, timeoutMs: 10_000 });
+  // A report of what is up right now: one try each, so a server that is down is said at once.
+  const api = createApiClient({ server, timeoutMs: 10_000, retry: { attempts: 1 } });
   const [health, session] = await Promise.all([checkHealth(api), token ? checkSession(api, token) : Promise.resolve(null)]);
   const report = {
     server,

@@ -1,0 +1,49 @@
+/**
+ * When the API client tries a request again. SPEC §9: the default fetch retry is linear with a 1000 ms
+ * delay, so tries are a constant second apart (no backoff), three in all.
+ */
+export interface RetryPolicy {
+  /** Tries in all, the first included; 1 turns retrying off. */
+  attempts: number;
+  /** Wait between two tries. */
+  delayMs: number;
+  /** The longest Retry-After worth waiting for; a 429 asking for more fails at once, its hint saying when. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, delayMs: 1000, maxRetryAfterMs: 10_000 };
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/**
+ * Whether a request may be sent twice: an idempotent method, or a write the server can recognise as a
+ * repeat by its Idempotency-Key. The device-login poll is a keyless POST, so it is never retried here:
+ * it keeps its own RFC 8628 timing.
+ */
+export const mayRepeat = (method: string, idempotencyKey: string | undefined): boolean =>
+  IDEMPOTENT.has(method) || (idempotencyKey !== undefined && idempotencyKey !== '');
+
+/** Connection failures worth another try: nothing answered, or the connection broke or stalled. */
+const TRANSIENT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+export const isTransientError = (error: unknown): boolean => TRANSIENT_ERRORS.has((error as { code?: unknown } | null)?.code as string);
+
+/**
+ * How long to wait before trying a request that got this status again, or undefined when it must not be:
+ * only 429 and 5xx (not 501, which will not change) are retried; every other 4xx is final.
+ */
+export function delayAfterStatus(status: number, retryAfter: string | undefined, policy: RetryPolicy, now = Date.now()): number | undefined {
+  if (status >= 500 && status !== 501) return policy.delayMs;
+  if (status !== 429) return undefined;
+  const asked = parseRetryAfter(retryAfter, now);
+  if (asked === undefined) return policy.delayMs;
+  return asked > policy.maxRetryAfterMs ? undefined : Math.max(asked, policy.delayMs);
+}
+
+/** Retry-After (or Better Auth's X-Retry-After) in ms: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

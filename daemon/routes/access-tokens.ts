@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AccessTokenCreate, AccessTokenUpdate } from '../../core/billing/access-tokens/schema.js';
-import { createAccessToken, deleteAccessToken, listAccessTokens, serializeAccessToken, updateAccessToken } from '../../core/billing/access-tokens/service.js';
+import { createAccessToken, deleteAccessToken, listAccessTokens, updateAccessToken } from '../../core/billing/access-tokens/service.js';
+import { serializeAccessToken } from '../../core/billing/access-tokens/serialize.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';

@@ -71,17 +71,3 @@ export async function updateAccessToken(db: Database, clock: Clock, organization
 export async function deleteAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string): Promise<void> {
   if (!(await deleteRow(db, id, organizationIds, clock.now()))) throw notFound();
 }
-
-/** The wire shape (Polar's OrganizationAccessToken). */
-export function serializeAccessToken(token: AccessToken) {
-  return {
-    id: token.id,
-    created_at: token.createdAt.toISOString(),
-    modified_at: token.modifiedAt?.toISOString() ?? null,
-    scopes: token.scopes,
-    expires_at: token.expiresAt?.toISOString() ?? null,
-    comment: token.comment,
-    last_used_at: token.lastUsedAt?.toISOString() ?? null,
-    organization_id: token.organizationId,
-  };
-}

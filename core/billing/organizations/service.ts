@@ -4,13 +4,18 @@ import { CoreError } from '../../errors.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
-import { findOrganization, isSlugTaken, listOrganizations as listRows, saveOrganization } from './repository.js';
+import { findOrganization, isSlugTaken, listOrganizations as listRows, membershipsOf, saveOrganization } from './repository.js';
 import { OrganizationSettings, type Organization, type OrganizationUpdate } from './schema.js';
 import { serializeOrganization } from './serialize.js';
 
 const notFound = () => new CoreError('not_found', 'ORGANIZATION_NOT_FOUND', 'Organization not found');
 const slugTaken = () =>
   new CoreError('invalid', 'SLUG_TAKEN', 'This slug is taken', [{ loc: ['body', 'slug'], msg: 'An organization with this slug already exists', type: 'value_error' }]);
+
+/** The organizations a user belongs to, with their role in each (what /v1 grants them). */
+export function membershipsOfUser(db: Database, userId: string): Promise<{ organizationId: string; role: string }[]> {
+  return membershipsOf(db, userId);
+}
 
 /** An organization the caller reaches; any other id is "not found", never "forbidden" (tenancy). */
 export async function getOrganization(db: Database, reachable: ReadonlySet<string>, id: string): Promise<Organization> {

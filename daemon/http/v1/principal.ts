@@ -6,7 +6,7 @@ import type { Clock } from '../../../core/clock.js';
 import { CoreError } from '../../../core/errors.js';
 import type { Principal } from '../../../core/billing/shared/principal.js';
 import { scopesOfRole, type Scope } from '../../../core/billing/shared/scopes.js';
-import { membershipsOf } from '../../../core/billing/organizations/repository.js';
+import { membershipsOfUser } from '../../../core/billing/organizations/service.js';
 import { authenticateAccessToken, ACCESS_TOKEN_PREFIX } from '../../../core/billing/access-tokens/service.js';
 
 /**
@@ -24,6 +24,6 @@ export async function resolvePrincipal(req: Request, deps: { db: Database; auth:
   const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
   if (!session) throw new CoreError('unauthorized', 'NOT_AUTHENTICATED', 'Sign in, or send an organization access token as a Bearer token');
   const memberships = new Map<string, ReadonlySet<Scope>>();
-  for (const { organizationId, role } of await membershipsOf(deps.db, session.user.id)) memberships.set(organizationId, scopesOfRole(role));
+  for (const { organizationId, role } of await membershipsOfUser(deps.db, session.user.id)) memberships.set(organizationId, scopesOfRole(role));
   return { kind: 'user', userId: session.user.id, sessionCreatedAt: new Date(session.session.createdAt), memberships };
 }

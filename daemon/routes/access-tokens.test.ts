@@ -3,18 +3,14 @@ import { Polar } from '@polar-sh/sdk';
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { v1Request } from '../testing/v1.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
 let organizationId: string;
 
-const v1 = (token: string | undefined, method: string, path: string, body?: unknown) =>
-  fetch(`${daemon.url}/v1${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+const v1 = (token: string | undefined, method: string, path: string, body?: unknown) => v1Request(daemon.url, token, method, path, body);
 
 async function mint(scopes: string[], extra: Record<string, unknown> = {}) {
   const res = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'ci', scopes, ...extra });

@@ -12,6 +12,7 @@ import { guildTokenKey, mintGuildToken, verifyGuildToken } from '../../core/bill
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk } from '../testing/v1.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
@@ -19,15 +20,8 @@ let organizationId: string;
 let secret: string;
 let guildKey: Buffer;
 
-const sdk = (accessToken: string) => new Polar({ accessToken, serverURL: daemon.url });
+const sdk = (accessToken: string) => polarSdk(daemon.url, accessToken);
 const GUILD_ID = '112233445566778899';
-
-async function createOrganization(who: SignedIn, name: string): Promise<string> {
-  const slug = `${name.toLowerCase().replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await who.client.post('/organization/create', { name, slug });
-  if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
 
 /** An uploaded file of the organization, through the SDK's files calls. */
 async function uploadedFile(who: SignedIn, orgId: string, service: 'downloadable' | 'product_media' = 'downloadable', complete = true): Promise<string> {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, uniqueEmail, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { polarSdk } from '../testing/v1.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
@@ -13,7 +14,7 @@ let organizationId: string;
 /** A customer of the owner's organization, with an external id: what the others try to reach. */
 let target: { id: string; email: string; external_id: string };
 
-const sdk = (accessToken: string) => new Polar({ accessToken, serverURL: daemon.url });
+const sdk = (accessToken: string) => polarSdk(daemon.url, accessToken);
 
 /** A /v1 call with `token` (null: no credentials). */
 const v1 = (token: string | null, method: string, path: string, body?: unknown) =>

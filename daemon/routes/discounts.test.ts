@@ -6,27 +6,16 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimRedemption } from '../../core/billing/discounts/repository.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, v1Request, polarSdk } from '../testing/v1.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
 let organizationId: string;
 
-const sdk = (accessToken: string) => new Polar({ accessToken, serverURL: daemon.url });
+const sdk = (accessToken: string) => polarSdk(daemon.url, accessToken);
 
-const v1 = (token: string | undefined, method: string, path: string, body?: unknown) =>
-  fetch(`${daemon.url}/v1${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-
-async function createOrganization(who: SignedIn, name: string): Promise<string> {
-  const slug = `${name.toLowerCase().replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await who.client.post('/organization/create', { name, slug });
-  if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
+const v1 = (token: string | undefined, method: string, path: string, body?: unknown) => v1Request(daemon.url, token, method, path, body);
 
 const discountRows = async () => Number((await daemon.db('discounts').count({ n: '*' }))[0].n);
 const uniqueCode = () => `C${Math.random().toString(36).slice(2, 10).toUpperCase()}`;

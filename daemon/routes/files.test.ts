@@ -11,6 +11,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk } from '../testing/v1.js';
 
 const MAX_FILE_SIZE = 2 * 1024 * 1024;
 
@@ -19,15 +20,8 @@ let dataDir: string;
 let owner: SignedIn;
 let organizationId: string;
 
-const sdk = (accessToken: string) => new Polar({ accessToken, serverURL: daemon.url });
+const sdk = (accessToken: string) => polarSdk(daemon.url, accessToken);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
-
-async function createOrganization(who: SignedIn, name: string): Promise<string> {
-  const slug = `${name.toLowerCase().replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await who.client.post('/organization/create', { name, slug });
-  if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
 
 type Service = 'downloadable' | 'product_media' | 'organization_avatar';
 

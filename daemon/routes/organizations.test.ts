@@ -5,20 +5,14 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk } from '../testing/v1.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
 let organizationId: string;
 
-const sdk = (accessToken: string) => new Polar({ accessToken, serverURL: daemon.url });
-
-async function createOrganization(who: SignedIn, name: string): Promise<string> {
-  const slug = `${name.toLowerCase().replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await who.client.post('/organization/create', { name, slug });
-  if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
+const sdk = (accessToken: string) => polarSdk(daemon.url, accessToken);
 
 beforeAll(async () => {
   daemon = await startTestDaemon();

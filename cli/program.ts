@@ -72,6 +72,34 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...json)
     .action(run(async () => (await import('./commands/status.js')).status));
 
+  // The test clock of a sandbox organization (docs/cli.md, "Test clock").
+  const clock = program.command('clock').description('a sandbox organization’s test clock: show it, move it forward (renewals and retries run)');
+  const org = ['--org <id|slug>', 'the organization (default: TILL_ORG, else the one `till orgs use` chose)'] as const;
+  clock
+    .command('show')
+    .description('the organization’s current time and the jobs due next')
+    .option(...server)
+    .option(...org)
+    .option(...json)
+    .action(async (options) => setExitCode(await (await import('./commands/clock/clock.js')).showClock(options, env, streams)));
+  clock
+    .command('sandbox')
+    .description('mark the organization as sandbox (on) so its clock can move, or not (off)')
+    .argument('<state>', 'on or off')
+    .option(...server)
+    .option(...org)
+    .option(...json)
+    .action(async (state: string, options) => setExitCode(await (await import('./commands/clock/clock.js')).setSandbox(state, options, env, streams)));
+  clock
+    .command('advance')
+    .description('move the clock forward by a step (+1month, +2w, +3d, +12h, +1year) or --to a date, running what falls due')
+    .argument('[step]', 'how far: +30s, +15m, +12h, +3d, +2w, +1month, +1year')
+    .option('--to <date>', 'move to this date or date-time (UTC unless it has an offset)')
+    .option(...server)
+    .option(...org)
+    .option(...json)
+    .action(async (step: string | undefined, options) => setExitCode(await (await import('./commands/clock/clock.js')).advanceClock(step, options, env, streams)));
+
   // The catalog: `till <noun> <verb>`. Only the nouns are declared here; a noun's verbs load when it is used.
   const catalog = new Set(CATALOG_NOUNS.map(({ noun }) => noun));
   for (const { noun, description } of CATALOG_NOUNS) program.command(noun).description(description);

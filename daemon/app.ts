@@ -13,6 +13,8 @@ import { authHandler } from './http/auth-handler.js';
 import { v1Router } from './http/v1/router.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { FileStorage } from '../core/billing/files/storage.js';
+import type { PaymentProcessor } from '../core/payments/processor.js';
+import { sandboxProcessor } from '../core/payments/sandbox.js';
 
 export interface AppDeps {
   db: Database;
@@ -32,6 +34,8 @@ export interface AppDeps {
   fileStorage?: FileStorage;
   /** Largest file accepted, in bytes (TILL_MAX_FILE_SIZE). */
   maxFileSize?: number;
+  /** Charges, refunds and saved cards (the sandbox processor by default). */
+  payments?: PaymentProcessor;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
@@ -69,7 +73,7 @@ export function createApp(deps: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments ?? sandboxProcessor }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

@@ -36,6 +36,8 @@ export interface DaemonConfig {
   trustProxy: TrustProxy;
   /** Largest uploaded file accepted, in bytes. */
   maxFileSize: number;
+  /** How often the job runner looks for due work (renewals, retries, expiries), in ms. */
+  jobIntervalMs: number;
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -106,6 +108,7 @@ export function loadConfig(env: Env): DaemonConfig {
     bodyLimit: integer(env, 'TILL_BODY_LIMIT', DEFAULT_BODY_LIMIT, { min: 1024 }),
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
     maxFileSize: integer(env, 'TILL_MAX_FILE_SIZE', DEFAULT_MAX_FILE_SIZE, { min: 1 }),
+    jobIntervalMs: integer(env, 'TILL_JOB_INTERVAL_MS', 1000, { min: 50, max: 3_600_000 }),
   };
 }
 

@@ -9,6 +9,10 @@ import { createApp } from './app.js';
 import { localFileStorage } from '../core/billing/files/local-storage.js';
 import type { Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
+import { systemClock } from '../core/clock.js';
+import { sandboxProcessor } from '../core/payments/sandbox.js';
+import { startJobRunner } from '../core/jobs/jobs.js';
+import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -47,6 +51,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const baseUrl = config.port === 0 && config.baseUrl.endsWith(':0') ? url : config.baseUrl;
+  const payments = sandboxProcessor;
   const auth = createAuth({
     db,
     secret: config.secret,
@@ -58,8 +63,13 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, payments });
   server.on('request', app);
+  // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
+  const jobs = startJobRunner(
+    { db, clock: systemClock, payments, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
+    { intervalMs: config.jobIntervalMs },
+  );
   logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
 
   let stopping: Promise<void> | undefined;
@@ -71,6 +81,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       server.closeIdleConnections();
       await closed;
+      await jobs.stop();
       clearInterval(sweeper);
       clearTimeout(timer);
       await db.destroy();

@@ -68,7 +68,7 @@ async function configureSqliteConnection(driver: SqliteDriver, conn: unknown): P
   }
 }
 
-export function dialectOf(db: Database): Dialect {
+export function dialectOf(db: Executor): Dialect {
   const client = db.client.config.client as string;
   return client === 'pg' || client === 'postgres' ? 'postgres' : 'sqlite';
 }
@@ -82,3 +82,6 @@ export async function isDatabaseReady(db: Database): Promise<boolean> {
     return false;
   }
 }
+
+/** Anything a query can run on: the database or a transaction in it. */
+export type Executor = Knex | Knex.Transaction;

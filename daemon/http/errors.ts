@@ -12,6 +12,21 @@ export const HTTP_BY_KIND: Record<ErrorKind, { status: number; error: string }> 
   rate_limited: { status: 429, error: 'TooManyRequests' },
 };
 
+/**
+ * Codes whose status and error name Polar fixes per operation rather than per kind (the SDK parses exactly
+ * these): consulted before HTTP_BY_KIND. Domains add their codes here.
+ */
+export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: string }>> = {
+  CHECKOUT_PAYMENT_DECLINED: { status: 400, error: 'PaymentError' },
+  CHECKOUT_NOT_OPEN: { status: 403, error: 'NotOpenCheckout' },
+  CHECKOUT_EXPIRED: { status: 410, error: 'ExpiredCheckoutError' },
+  SUBSCRIPTION_ALREADY_CANCELED: { status: 403, error: 'AlreadyCanceledSubscription' },
+  SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },
+  ORDER_REFUNDED_ALREADY: { status: 403, error: 'RefundedAlready' },
+  ORDER_NOT_ELIGIBLE_FOR_INVOICE: { status: 409, error: 'OrderNotEligibleForInvoice' },
+  MISSING_INVOICE_BILLING_DETAILS: { status: 422, error: 'MissingInvoiceBillingDetails' },
+};
+
 /** One item of a 422's `detail`, as Polar (FastAPI) writes it. */
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -20,7 +35,7 @@ export interface ValidationIssue {
 }
 
 function sendCoreError(res: Response, err: CoreError) {
-  const { status, error } = HTTP_BY_KIND[err.kind];
+  const { status, error } = (err.kind !== 'invalid' && WIRE_ERRORS[err.code]) || HTTP_BY_KIND[err.kind];
   if (err.kind === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (err.kind === 'invalid') {
     // A 422's detail is always a list of issues; a failure without field issues still gets one.

@@ -10,6 +10,20 @@ import { benefits } from './0008_benefits.js';
 import { products } from './0009_products.js';
 import { jwks } from './0010_jwks.js';
 import { usernames } from './0011_usernames.js';
+import { jobsAndClocks } from './0012_jobs_clocks.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
-export const migrations: readonly Migration[] = [authTables, outbox, organizations, customers, discounts, customFields, files, benefits, products, jwks, usernames];
+export const migrations: readonly Migration[] = [
+  authTables,
+  outbox,
+  organizations,
+  customers,
+  discounts,
+  customFields,
+  files,
+  benefits,
+  products,
+  jwks,
+  usernames,
+  jobsAndClocks,
+];

@@ -2,6 +2,7 @@ import type { TillAuth } from '../../../core/auth/auth.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/database.js';
 import type { FileStorage } from '../../../core/billing/files/storage.js';
+import type { PaymentProcessor } from '../../../core/payments/processor.js';
 
 /** What /v1 handlers are given. */
 export interface V1Deps {
@@ -16,4 +17,6 @@ export interface V1Deps {
   fileStorage?: FileStorage;
   /** Largest file accepted, in bytes (TILL_MAX_FILE_SIZE); DEFAULT_MAX_FILE_SIZE when absent. */
   maxFileSize?: number;
+  /** Charges, refunds and saved cards go through it (the sandbox processor unless another is configured). */
+  payments?: PaymentProcessor;
 }

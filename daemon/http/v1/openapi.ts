@@ -43,7 +43,7 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      security: [{ bearer: [] }],
+      security: route.public ? [] : [{ bearer: [] }],
       'x-scopes': route.scopes,
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } } } : {}),

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Principal } from '../../../core/billing/shared/principal.js';
-import { reachableOrganizations } from '../../../core/billing/shared/principal.js';
+import { ANONYMOUS, reachableOrganizations } from '../../../core/billing/shared/principal.js';
 import type { Scope } from '../../../core/billing/shared/scopes.js';
 import { CoreError } from '../../../core/errors.js';
 import { parseInput } from '../validate.js';
@@ -32,6 +32,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   scopes: readonly Scope[];
   /** Only a signed-in user (not an access token) may call this. */
   userOnly?: boolean;
+  /**
+   * Called without credentials (a customer's browser, a licensed app): the principal is ANONYMOUS, `scopes`
+   * only documents the operation, and the handler finds the organization from what it is given (a client
+   * secret, an organization id plus a key).
+   */
+  public?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -96,7 +102,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
   for (const route of routes) {
     const handler: RequestHandler = async (req: Request, res: Response, next) => {
       try {
-        const principal = await resolvePrincipal(req, deps);
+        const principal = route.public ? ANONYMOUS : await resolvePrincipal(req, deps);
         if (route.userOnly && principal.kind !== 'user') {
           throw new CoreError('forbidden', 'USER_SESSION_REQUIRED', 'This needs a signed-in user, not an access token');
         }

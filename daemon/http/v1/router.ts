@@ -7,13 +7,14 @@ import { customerRoutes } from '../../routes/customers.js';
 import { fileRoutes, fileTransferRouter } from '../../routes/files.js';
 import { benefitRoutes } from '../../routes/benefits.js';
 import { productRoutes } from '../../routes/products.js';
+import { clockRoutes } from '../../routes/clock.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...clockRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

@@ -1,0 +1,81 @@
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { CoreError } from '../errors.js';
+import type { PaymentProcessor } from '../payments/processor.js';
+import { clockState, offsetClock, saveClockState, type OrganizationClockState } from './clock.js';
+import { claimDueJob, runClaimedJob, type JobHandlers } from './jobs.js';
+
+/** The most jobs one advance runs: a year of daily work for a few hundred objects, and a stop for runaway loops. */
+export const MAX_JOBS_PER_ADVANCE = 100_000;
+
+export interface AdvanceResult {
+  organizationId: string;
+  /** The organization's clock before and after. */
+  from: Date;
+  to: Date;
+  /** Jobs run, in order, and how many of them failed (failures are retried later, like any job). */
+  jobsRun: number;
+  jobsFailed: number;
+}
+
+/** Marks an organization as sandbox (its clock can be advanced) or not; a clock already moved stays moved. */
+export async function setSandbox(db: Database, base: Clock, organizationId: string, sandbox: boolean): Promise<OrganizationClockState> {
+  return db.transaction(async (trx) => {
+    const state = await clockState(trx, organizationId, { forUpdate: true });
+    if (!sandbox && state.offsetMs !== 0) {
+      throw new CoreError('conflict', 'CLOCK_ADVANCED', 'This organization’s test clock has been advanced; it stays a sandbox organization');
+    }
+    const next = { ...state, sandbox };
+    await saveClockState(trx, next, base.now());
+    return next;
+  });
+}
+
+/**
+ * Moves a sandbox organization's clock to `target`, running every job of the organization due by then in time
+ * order, each with the clock set to the moment it was due: renewals, dunning retries, expiries, benefit cycles.
+ * What a job schedules before `target` runs in the same advance, so a year of renewals happens in one call.
+ */
+export async function advanceOrganizationClock(
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (error: unknown) => void },
+  organizationId: string,
+  target: Date,
+): Promise<AdvanceResult> {
+  const { db, clock: base } = deps;
+  const state = await clockState(db, organizationId);
+  if (!state.sandbox) {
+    throw new CoreError('conflict', 'NOT_SANDBOX', 'Only a sandbox organization’s clock can be advanced; mark it sandbox first (PATCH …/clock {"sandbox": true})');
+  }
+  const from = new Date(base.now().getTime() + state.offsetMs);
+  if (target.getTime() <= from.getTime()) {
+    throw new CoreError('invalid', 'CLOCK_BACKWARDS', 'A test clock only moves forward', [
+      { loc: ['body', 'to'], msg: `Choose a time after the organization's current time, ${from.toISOString()}`, type: 'value_error' },
+    ]);
+  }
+  let offsetMs = state.offsetMs;
+  const moveTo = async (at: number) => {
+    const next = at - base.now().getTime();
+    // Never backwards: jobs already due before the current time run at the current time.
+    if (next > offsetMs) {
+      offsetMs = next;
+      await saveClockState(db, { organizationId, sandbox: true, offsetMs }, base.now());
+    }
+  };
+
+  let jobsRun = 0;
+  // A job that fails is retried by later advances or the daemon's runner, not over and over within this one.
+  const failed: string[] = [];
+  while (jobsRun < MAX_JOBS_PER_ADVANCE) {
+    const claimed = await claimDueJob(db, base.now().getTime(), { organizationId, dueByMs: target.getTime(), excludeIds: failed });
+    if (!claimed) break;
+    await moveTo(claimed.job.runAt.getTime());
+    const outcome = await runClaimedJob({ ...deps, onError: (_job, error) => deps.onError?.(error) }, claimed, offsetClock(base, offsetMs));
+    jobsRun++;
+    if (outcome === 'failed') failed.push(claimed.job.id);
+  }
+  if (jobsRun >= MAX_JOBS_PER_ADVANCE) {
+    throw new CoreError('conflict', 'TOO_MANY_JOBS', `More than ${MAX_JOBS_PER_ADVANCE} jobs were due; advance in smaller steps`);
+  }
+  await moveTo(target.getTime());
+  return { organizationId, from, to: new Date(base.now().getTime() + offsetMs), jobsRun, jobsFailed: failed.length };
+}

@@ -1,0 +1,8 @@
+import type { JobHandlers } from './jobs.js';
+
+/**
+ * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
+ * named `<domain>Jobs`) and adds them here; the daemon's runner and test-clock advances use this one table.
+ */
+export const JOB_HANDLERS: JobHandlers = {
+};

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Clock } from '../clock.js';
+import type { Database, Executor } from '../db/database.js';
+import { dialectOf } from '../db/database.js';
+import { fromDbInt, newId, toDbTime } from '../db/columns.js';
+import type { PaymentProcessor } from '../payments/processor.js';
+import { clockState, offsetClock } from './clock.js';
+
+const TABLE = 'jobs';
+
+/** A pending piece of time-driven work about one object (its subject). */
+export interface Job {
+  id: string;
+  organizationId: string;
+  kind: string;
+  subjectId: string;
+  runAt: Date;
+  attempts: number;
+}
+
+/** What a job handler is given: the organization's clock (moved to the job's time by a test-clock advance). */
+export interface JobContext {
+  db: Database;
+  clock: Clock;
+  payments: PaymentProcessor;
+  /** The daemon's public URL, for links inside the events a job records (media, checkout URLs). */
+  baseUrl: string;
+}
+
+/**
+ * Does the work of a job. It runs at least once per scheduling (a crash before the job is marked done runs it
+ * again), so it must be idempotent: re-read the subject, act only if the work is still due. It may schedule
+ * the next occurrence of its own kind and subject (a renewal schedules the next renewal).
+ */
+export type JobHandler = (context: JobContext, job: Job) => Promise<void>;
+export type JobHandlers = Readonly<Record<string, JobHandler>>;
+
+/** How long a claimed job stays claimed before another worker may take it over (a worker died mid-job). */
+export const JOB_LEASE_MS = 5 * 60 * 1000;
+
+/** Retry delay after a handler throws: 30 s doubling per attempt, at most an hour. */
+export const retryDelayMs = (attempts: number) => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 60 * 60 * 1000);
+
+/**
+ * Schedules `kind` for `subjectId` at `runAt`, replacing any pending job of the same kind and subject.
+ * Call it in the transaction of the change that makes the work due.
+ */
+export async function scheduleJob(trx: Executor, job: { organizationId: string; kind: string; subjectId: string; runAt: Date }): Promise<void> {
+  await trx(TABLE)
+    .insert({
+      id: newId(),
+      organization_id: job.organizationId,
+      kind: job.kind,
+      subject_id: job.subjectId,
+      run_at_ms: job.runAt.getTime(),
+      attempts: 0,
+      locked_by: null,
+      locked_until_ms: null,
+      last_error: null,
+      created_at: toDbTime(new Date()),
+    })
+    .onConflict(['kind', 'subject_id'])
+    // A reschedule releases any claim: the worker that holds it will find its claim gone and leave the row.
+    .merge({ run_at_ms: job.runAt.getTime(), attempts: 0, locked_by: null, locked_until_ms: null, last_error: null });
+}
+
+/** Drops the pending job of this kind and subject, if any (a canceled renewal, a paid checkout). */
+export async function cancelJob(trx: Executor, kind: string, subjectId: string): Promise<void> {
+  await trx(TABLE).where({ kind, subject_id: subjectId }).delete();
+}
+
+/** The pending job of this kind and subject, if any (tests, and `till clock` showing what is due). */
+export async function findJob(db: Executor, kind: string, subjectId: string): Promise<Job | undefined> {
+  const row = await db(TABLE).where({ kind, subject_id: subjectId }).first();
+  return row ? toJob(row) : undefined;
+}
+
+export async function listJobs(db: Executor, organizationId: string): Promise<Job[]> {
+  const rows = await db(TABLE).where({ organization_id: organizationId }).orderBy([{ column: 'run_at_ms' }, { column: 'id' }]);
+  return rows.map(toJob);
+}
+
+function toJob(row: Record<string, unknown>): Job {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    kind: String(row.kind),
+    subjectId: String(row.subject_id),
+    runAt: new Date(fromDbInt(row.run_at_ms)),
+    attempts: fromDbInt(row.attempts),
+  };
+}
+
+interface Claimed {
+  job: Job;
+  token: string;
+  offsetMs: number;
+}
+
+/**
+ * Claims the earliest due job: due when its time has come on its organization's clock. On PostgreSQL the claim
+ * skips rows another daemon is claiming (FOR UPDATE SKIP LOCKED), so each job is taken by exactly one worker;
+ * SQLite has one writer and needs no more than the transaction.
+ */
+export async function claimDueJob(
+  db: Database,
+  nowMs: number,
+  filter: { organizationId?: string; dueByMs?: number; excludeIds?: readonly string[] } = {},
+): Promise<Claimed | undefined> {
+  const due = (q: Knex.QueryBuilder) => {
+    q.from(TABLE)
+      .leftJoin('organization_clocks as c', 'c.organization_id', `${TABLE}.organization_id`)
+      .where((w) => w.whereNull(`${TABLE}.locked_until_ms`).orWhere(`${TABLE}.locked_until_ms`, '<', nowMs))
+      .orderBy([{ column: `${TABLE}.run_at_ms` }, { column: `${TABLE}.id` }])
+      .limit(1);
+    if (filter.organizationId) {
+      // A test-clock advance: everything of this organization due by the target time, in order.
+      q.where(`${TABLE}.organization_id`, filter.organizationId).where(`${TABLE}.run_at_ms`, '<=', filter.dueByMs ?? nowMs);
+    } else {
+      q.whereRaw(`${TABLE}.run_at_ms <= ? + coalesce(c.offset_ms, 0)`, [nowMs]);
+    }
+    if (filter.excludeIds?.length) q.whereNotIn(`${TABLE}.id`, filter.excludeIds);
+    return q;
+  };
+  const token = randomUUID();
+  const lease = { locked_by: token, locked_until_ms: nowMs + JOB_LEASE_MS };
+  let row: Record<string, unknown> | undefined;
+  if (dialectOf(db) === 'postgres') {
+    row = await db.transaction(async (trx) => {
+      const query = trx.select(`${TABLE}.*`).first();
+      due(query).forUpdate(TABLE).skipLocked();
+      const found = await query;
+      if (found) await trx(TABLE).where({ id: found.id }).update(lease);
+      return found;
+    });
+  } else {
+    // SQLite: one statement claims atomically (a read-then-write transaction could deadlock between connections).
+    [row] = await db(TABLE).whereIn('id', due(db.select(`${TABLE}.id`))).update(lease).returning('*');
+  }
+  if (!row) return undefined;
+  const { offsetMs } = await clockState(db, String(row.organization_id));
+  return { job: toJob(row), token, offsetMs };
+}
+
+/** Runs a claimed job, then removes it, or on failure releases it for a later retry. */
+export async function runClaimedJob(
+  deps: { db: Database; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  claimed: Claimed,
+  clock: Clock,
+): Promise<'done' | 'failed'> {
+  const { db, handlers } = deps;
+  const { job, token } = claimed;
+  const handler = handlers[job.kind];
+  try {
+    if (!handler) throw new Error(`No handler for jobs of kind ${job.kind}`);
+    await handler({ db, clock, payments: deps.payments, baseUrl: deps.baseUrl }, job);
+    // Removed only if still ours: a handler that rescheduled its own kind and subject released the claim.
+    await db(TABLE).where({ id: job.id, locked_by: token }).delete();
+    return 'done';
+  } catch (error) {
+    deps.onError?.(job, error);
+    const attempts = job.attempts + 1;
+    await db(TABLE)
+      .where({ id: job.id, locked_by: token })
+      .update({
+        attempts,
+        run_at_ms: clock.now().getTime() + retryDelayMs(attempts),
+        locked_by: null,
+        locked_until_ms: null,
+        last_error: error instanceof Error ? error.message.slice(0, 1000) : String(error).slice(0, 1000),
+      });
+    return 'failed';
+  }
+}
+
+/** Runs every job that is due now (on each organization's clock); answers how many ran. */
+export async function runDueJobs(
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  options: { limit?: number } = {},
+): Promise<number> {
+  let ran = 0;
+  const limit = options.limit ?? 100;
+  while (ran < limit) {
+    const claimed = await claimDueJob(deps.db, deps.clock.now().getTime());
+    if (!claimed) break;
+    await runClaimedJob(deps, claimed, offsetClock(deps.clock, claimed.offsetMs));
+    ran++;
+  }
+  return ran;
+}
+
+/** Polls for due jobs until stopped; one per daemon (several daemons on PostgreSQL share the work). */
+export function startJobRunner(
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  options: { intervalMs?: number } = {},
+): { stop(): Promise<void>; poke(): void } {
+  const intervalMs = options.intervalMs ?? 1000;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    if (stopped || running) return;
+    running = runDueJobs(deps)
+      .then(() => undefined)
+      .catch((error) => deps.onError?.({ id: '', organizationId: '', kind: 'runner', subjectId: '', runAt: new Date(), attempts: 0 }, error))
+      .finally(() => {
+        running = undefined;
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, intervalMs);
+  return {
+    poke: () => {
+      if (timer) clearTimeout(timer);
+      tick();
+    },
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { Timestamp } from '../../core/billing/shared/time.js';
+import { getOrganization } from '../../core/billing/organizations/service.js';
+import { advanceOrganizationClock, setSandbox } from '../../core/jobs/advance.js';
+import { clockState } from '../../core/jobs/clock.js';
+import { JOB_HANDLERS } from '../../core/jobs/handlers.js';
+import { listJobs } from '../../core/jobs/jobs.js';
+import { applyClockStep } from '../../core/jobs/step.js';
+import { CoreError } from '../../core/errors.js';
+import type { Executor } from '../../core/db/database.js';
+import type { Clock } from '../../core/clock.js';
+import type { V1Deps } from '../http/v1/deps.js';
+import { defineRoute, organizationsWith } from '../http/v1/route.js';
+
+const READ = ['organizations:read', 'organizations:write'] as const;
+const WRITE = ['organizations:write'] as const;
+const IdParams = z.object({ id: z.string().min(1) });
+
+/** The organization's clock as the API shows it, with the jobs it will run next. */
+async function describeClock(db: Executor, base: Clock, organizationId: string) {
+  const state = await clockState(db, organizationId);
+  const jobs = await listJobs(db, organizationId);
+  return {
+    organization_id: organizationId,
+    sandbox: state.sandbox,
+    now: new Date(base.now().getTime() + state.offsetMs).toISOString(),
+    offset_seconds: Math.round(state.offsetMs / 1000),
+    pending_jobs: jobs.slice(0, 100).map((job) => ({ kind: job.kind, subject_id: job.subjectId, run_at: job.runAt.toISOString(), attempts: job.attempts })),
+    pending_jobs_count: jobs.length,
+  };
+}
+
+const paymentsOf = (deps: V1Deps) => {
+  if (!deps.payments) throw new CoreError('conflict', 'NO_PAYMENT_PROCESSOR', 'No payment processor is configured');
+  return deps.payments;
+};
+
+/**
+ * The test clock (a Till extension of Polar's API): a sandbox organization's clock can be moved forward, running
+ * every renewal, dunning retry, expiry and benefit cycle due on the way, in order.
+ */
+export const clockRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/organizations/:id/clock',
+    operationId: 'organizations:clock:get',
+    summary: 'Get an organization’s clock: its current time, whether it is a sandbox, and the jobs due next',
+    tag: 'organizations',
+    scopes: READ,
+    params: IdParams,
+    handler: async ({ principal, params, deps }) => {
+      const organization = await getOrganization(deps.db, organizationsWith(principal, READ), params.id);
+      return describeClock(deps.db, deps.clock, organization.id);
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/v1/organizations/:id/clock',
+    operationId: 'organizations:clock:update',
+    summary: 'Mark an organization as sandbox (its clock can then be advanced) or not',
+    tag: 'organizations',
+    scopes: WRITE,
+    params: IdParams,
+    body: z.object({ sandbox: z.boolean() }).strict(),
+    handler: async ({ principal, params, body, deps }) => {
+      const organization = await getOrganization(deps.db, organizationsWith(principal, WRITE), params.id);
+      await setSandbox(deps.db, deps.clock, organization.id, body.sandbox);
+      return describeClock(deps.db, deps.clock, organization.id);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/organizations/:id/clock/advance',
+    operationId: 'organizations:clock:advance',
+    summary: 'Advance a sandbox organization’s clock (`to` a time or `by` a step such as +1month), running what falls due',
+    tag: 'organizations',
+    scopes: WRITE,
+    params: IdParams,
+    body: z
+      .object({
+        to: Timestamp.optional(),
+        by: z.string().max(32).optional().describe('A step: +30s, +15m, +12h, +3d, +2w, +1month, +1year'),
+      })
+      .strict()
+      .refine((body) => (body.to === undefined) !== (body.by === undefined), { message: 'Give exactly one of `to` and `by`', path: ['to'] }),
+    handler: async ({ principal, params, body, deps }) => {
+      const organization = await getOrganization(deps.db, organizationsWith(principal, WRITE), params.id);
+      const state = await clockState(deps.db, organization.id);
+      const now = new Date(deps.clock.now().getTime() + state.offsetMs);
+      const target = body.to ?? applyClockStep(now, body.by ?? '');
+      if (!target) {
+        throw new CoreError('invalid', 'INVALID_CLOCK_STEP', 'Invalid clock step', [
+          { loc: ['body', 'by'], msg: 'Use a step like +30s, +15m, +12h, +3d, +2w, +1month or +1year', type: 'value_error' },
+        ]);
+      }
+      const result = await advanceOrganizationClock({ db: deps.db, clock: deps.clock, payments: paymentsOf(deps), baseUrl: deps.baseUrl, handlers: JOB_HANDLERS }, organization.id, target);
+      return {
+        ...(await describeClock(deps.db, deps.clock, organization.id)),
+        advanced_from: result.from.toISOString(),
+        jobs_run: result.jobsRun,
+        jobs_failed: result.jobsFailed,
+      };
+    },
+  }),
+];

@@ -100,6 +100,44 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...json)
     .action(async (step: string | undefined, options) => setExitCode(await (await import('./commands/clock/clock.js')).advanceClock(step, options, env, streams)));
 
+  // Developer tools: the live event stream, fixtures and triggers (docs/listen.md, docs/fixtures.md).
+  const inOrg = ['--org <id|slug>', 'the organization (default: TILL_ORG, else the one `till orgs use` chose, else your only one)'] as const;
+  program
+    .command('listen')
+    .description('follow the organization’s events live; --forward-to POSTs each, signed, to a local URL')
+    .option('--forward-to <url>', 'POST each event here exactly as a webhook endpoint gets it (Standard Webhooks signature)')
+    .option('--events <types>', 'only these event types, comma-separated (e.g. order.paid,subscription.created)')
+    .option('--print-secret', 'print the signing secret this profile forwards with, then exit')
+    .option('--timeout <seconds>', 'give up when the server stays unreachable this long (default: 120)')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (options) => setExitCode(await (await import('./commands/listen/listen.js')).listen(options, env, streams)));
+
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  program
+    .command('fixtures')
+    .description('run fixture files: scripted API requests that seed or exercise a server')
+    .command('run')
+    .description('run fixture files (JSON or YAML) in order, printing each step and the ids it created')
+    .argument('<files...>', 'fixture files, e.g. fixtures/demo-store.json')
+    .option('--skip <step>', 'do not run this step (repeatable)', collect)
+    .option('--override <step:path=value>', 'set a value in a step’s params before it runs (repeatable)', collect)
+    .option('--dry-run', 'show the requests without sending them')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (files: string[], options) => setExitCode(await (await import('./commands/fixtures/run.js')).runFixturesCommand(files, options, env, streams)));
+  program
+    .command('trigger')
+    .description('make a real event of a type happen (runs fixtures/triggers/EVENT.json); without EVENT, list the types')
+    .argument('[event]', 'an event type, e.g. order.paid')
+    .option('--wait <seconds>', 'how long to wait for the event once the fixture ran (default: 15)')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (event: string | undefined, options) => setExitCode(await (await import('./commands/trigger/trigger.js')).trigger(event, options, env, streams)));
+
   // The catalog: `till <noun> <verb>`. Only the nouns are declared here; a noun's verbs load when it is used.
   const catalog = new Set(CATALOG_NOUNS.map(({ noun }) => noun));
   for (const { noun, description } of CATALOG_NOUNS) program.command(noun).description(description);

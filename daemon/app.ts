@@ -36,6 +36,8 @@ export interface AppDeps {
   maxFileSize?: number;
   /** Charges, refunds and saved cards (the sandbox processor by default). */
   payments?: PaymentProcessor;
+  /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
+  webhooksAllowPrivate?: boolean;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
@@ -73,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments ?? sandboxProcessor }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments ?? sandboxProcessor }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

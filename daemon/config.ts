@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseDatabaseUrl, type DatabaseConfig } from '../core/db/database.js';
 import { DEFAULT_MAX_FILE_SIZE } from '../core/billing/files/schema.js';
+import { DEFAULT_STREAM_SETTINGS } from '../core/webhooks/stream.js';
 import {
   CAPTCHA_PROVIDERS,
   DEFAULT_DEVICE_CODE_SETTINGS,
@@ -38,6 +39,10 @@ export interface DaemonConfig {
   maxFileSize: number;
   /** How often the job runner looks for due work (renewals, retries, expiries), in ms. */
   jobIntervalMs: number;
+  /** The live event stream (/v1/cli/listen): fallback poll and heartbeat, in ms. */
+  listen: { pollMs: number; heartbeatMs: number };
+  /** Webhook delivery: private addresses allowed, one attempt's time limit, first retry delay, idle poll, parallel sends. */
+  webhooks: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number; pollMs: number; concurrency: number };
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -109,6 +114,17 @@ export function loadConfig(env: Env): DaemonConfig {
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
     maxFileSize: integer(env, 'TILL_MAX_FILE_SIZE', DEFAULT_MAX_FILE_SIZE, { min: 1 }),
     jobIntervalMs: integer(env, 'TILL_JOB_INTERVAL_MS', 1000, { min: 50, max: 3_600_000 }),
+    listen: {
+      pollMs: integer(env, 'TILL_LISTEN_POLL_MS', DEFAULT_STREAM_SETTINGS.pollMs, { min: 50 }),
+      heartbeatMs: integer(env, 'TILL_LISTEN_HEARTBEAT_MS', DEFAULT_STREAM_SETTINGS.heartbeatMs, { min: 100 }),
+    },
+    webhooks: {
+      allowPrivate: flag(env, 'TILL_WEBHOOKS_ALLOW_PRIVATE'),
+      timeoutMs: integer(env, 'TILL_WEBHOOKS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+      retryBaseMs: integer(env, 'TILL_WEBHOOKS_RETRY_BASE_MS', 2000, { min: 1, max: 1_200_000 }),
+      pollMs: integer(env, 'TILL_WEBHOOKS_POLL_MS', 500, { min: 10, max: 60_000 }),
+      concurrency: integer(env, 'TILL_WEBHOOKS_CONCURRENCY', 8, { min: 1, max: 256 }),
+    },
   };
 }
 
@@ -175,4 +191,12 @@ function integer(env: Env, name: string, fallback: number, range: { min?: number
     throw new ConfigError(`${name} must be a whole number${range.min !== undefined ? ` ≥ ${range.min}` : ''}${range.max !== undefined ? ` ≤ ${range.max}` : ''}; got "${raw}"`);
   }
   return value;
+}
+
+/** A yes/no setting: 1, true, yes or on; 0, false, no, off or unset. */
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 1 or 0; got "${env[name]}"`);
 }

@@ -13,6 +13,8 @@ import { systemClock } from '../core/clock.js';
 import { sandboxProcessor } from '../core/payments/sandbox.js';
 import { startJobRunner } from '../core/jobs/jobs.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
+import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
+import { startWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -63,18 +65,23 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, payments });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments });
+  eventHub(db, config.listen);
   server.on('request', app);
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
   const jobs = startJobRunner(
     { db, clock: systemClock, payments, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },
   );
+  // Webhook delivery: the outbox to every endpoint, signed, retried, in order (on PostgreSQL, shared among daemons).
+  const webhooks = await startWebhookWorker({ db, clock: systemClock, logger }, { ...config.webhooks, userAgent: `till-webhooks/${tillVersion()}` });
   logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // Event streams never go idle: end them first, or closing would wait out the grace period.
+      const streams = closeEventHub(db);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends; close them as they do.
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);
@@ -82,8 +89,10 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       server.closeIdleConnections();
       await closed;
       await jobs.stop();
+      await webhooks.stop();
       clearInterval(sweeper);
       clearTimeout(timer);
+      await streams;
       await db.destroy();
       logger.info('tilld stopped');
     })());

@@ -1,8 +1,14 @@
 import type { JobHandlers } from './jobs.js';
+import { subscriptionJobs } from '../billing/subscriptions/jobs.js';
+import { meteringJobs } from '../metering/customer-meters.js';
+import { checkoutJobs } from '../billing/checkouts/jobs.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
  * named `<domain>Jobs`) and adds them here; the daemon's runner and test-clock advances use this one table.
  */
 export const JOB_HANDLERS: JobHandlers = {
+  ...subscriptionJobs,
+  ...meteringJobs,
+  ...checkoutJobs,
 };

@@ -1,6 +1,8 @@
+import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
-import { newId, toDbJson, toDbTime, fromDbJson, fromDbTime } from '../db/columns.js';
+import { dialectOf, type Executor } from '../db/database.js';
+import { newId, toDbJson, toDbTime, fromDbInt, fromDbJson, fromDbTime } from '../db/columns.js';
 
 /** Event types of SPEC §3, announced through webhooks. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -31,7 +33,34 @@ export interface OutboxEvent {
   createdAt: Date;
 }
 
+/** An outbox event with its position: `seq` grows with every insert (never reused), across organizations. */
+export interface SequencedEvent extends OutboxEvent {
+  seq: number;
+}
+
 const TABLE = 'webhook_events';
+
+/** The PostgreSQL NOTIFY channel recordEvent signals on commit; every daemon's stream LISTENs to it. */
+export const EVENTS_CHANNEL = 'till_events';
+
+/**
+ * In-process signal that an event was committed (SQLite, and the daemon that wrote it on PostgreSQL).
+ * It carries the organization id only: listeners read the outbox, which is the truth.
+ */
+const committed = new EventEmitter().setMaxListeners(0);
+
+/**
+ * Calls `listener(organizationId)` after each transaction on `db` (this pool: other pools, like other daemons,
+ * are heard through NOTIFY or the poll) that recorded an event commits.
+ */
+export function onEventCommitted(db: Executor, listener: (organizationId: string) => void): () => void {
+  const source = db.client.config;
+  const handler = (organizationId: string, from: unknown) => {
+    if (from === source) listener(organizationId);
+  };
+  committed.on('event', handler);
+  return () => committed.off('event', handler);
+}
 
 /**
  * Records an event in the outbox. Call it with the transaction that makes the change it reports,
@@ -46,18 +75,66 @@ export async function recordEvent(
   const payload: EventPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
   const id = newId();
   await trx(TABLE).insert({ id, organization_id: event.organizationId, type: event.type, payload: toDbJson(payload), created_at: toDbTime(now) });
+  // NOTIFY is transactional: other daemons hear it when (and only if) the change commits.
+  if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.organizationId]);
+  announceOnCommit(trx, event.organizationId);
   return { id, organizationId: event.organizationId, payload, createdAt: now };
 }
 
+function announceOnCommit(trx: Executor, organizationId: string) {
+  // A transaction's client shares its pool's config object: that names the pool the event was written through.
+  const announce = () => committed.emit('event', organizationId, trx.client.config);
+  const done = (trx as Partial<Knex.Transaction>).executionPromise;
+  if (done) done.then(announce, () => {});
+  else queueMicrotask(announce);
+}
+
+const toEvent = (row: Record<string, unknown>): SequencedEvent => ({
+  seq: fromDbInt(row.seq),
+  id: row.id as string,
+  organizationId: row.organization_id as string,
+  payload: fromDbJson<EventPayload>(row.payload),
+  createdAt: fromDbTime(row.created_at),
+});
+
 /** An organization's outbox in the order events happened (tests, and delivery later). */
-export async function listEvents(db: Knex, organizationId: string, options: { type?: WebhookEventType } = {}): Promise<OutboxEvent[]> {
+export async function listEvents(db: Executor, organizationId: string, options: { type?: WebhookEventType } = {}): Promise<OutboxEvent[]> {
   const rows = await db(TABLE)
     .where({ organization_id: organizationId, ...(options.type ? { type: options.type } : {}) })
     .orderBy([{ column: 'created_at' }, { column: 'seq' }]);
-  return rows.map((row) => ({
-    id: row.id,
-    organizationId: row.organization_id,
-    payload: fromDbJson<EventPayload>(row.payload),
-    createdAt: fromDbTime(row.created_at),
-  }));
+  return rows.map((row) => {
+    const { seq: _seq, ...event } = toEvent(row);
+    return event;
+  });
+}
+
+/** Events after position `afterSeq` in insert order: of one organization, or of all (the stream's tracker). */
+export async function eventsAfter(db: Executor, options: { afterSeq: number; organizationId?: string; limit: number }): Promise<SequencedEvent[]> {
+  const query = db(TABLE).where('seq', '>', options.afterSeq).orderBy('seq').limit(options.limit);
+  if (options.organizationId) query.andWhere('organization_id', options.organizationId);
+  return (await query).map(toEvent);
+}
+
+/** The events at these positions that exist now (a gap in `seq` that a slow transaction has since filled). */
+export async function eventsAt(db: Executor, seqs: readonly number[]): Promise<SequencedEvent[]> {
+  if (seqs.length === 0) return [];
+  return (await db(TABLE).whereIn('seq', seqs).orderBy('seq')).map(toEvent);
+}
+
+/** The position of an organization's event by its id; undefined when the outbox no longer holds it. */
+export async function eventSeq(db: Executor, organizationId: string, eventId: string): Promise<number | undefined> {
+  const row = await db(TABLE).where({ id: eventId, organization_id: organizationId }).first('seq');
+  return row ? fromDbInt(row.seq) : undefined;
+}
+
+/** The position of the newest event (0 for an empty outbox). */
+export async function latestEventSeq(db: Executor): Promise<number> {
+  const row = await db(TABLE).max({ seq: 'seq' }).first();
+  return row?.seq === null || row?.seq === undefined ? 0 : fromDbInt(row.seq);
+}
+
+/** One event of an organization by id. */
+export async function findEvent(db: Executor, organizationId: string, eventId: string): Promise<SequencedEvent | undefined> {
+  const row = await db(TABLE).where({ id: eventId, organization_id: organizationId }).first();
+  return row ? toEvent(row) : undefined;
 }

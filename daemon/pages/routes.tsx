@@ -8,6 +8,7 @@ import { showSignUp, submitSignUp } from './handlers/sign-up.js';
 import { sameOriginForms } from './origin-guard.js';
 import { pageErrorHandler } from './page-errors.js';
 import { STYLESHEET_PATH, serveStylesheet } from './stylesheet.js';
+import { checkoutPageRoutes } from './checkout/routes.js';
 
 /** The pages' forms are a few short fields; nothing near the API's body limit is needed. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -34,6 +35,7 @@ export function pageRoutes(deps: AppDeps): Router {
   router.get('/account', showAccount(deps));
   router.post('/account/sessions/revoke', ...form, revokeSession(deps));
   router.post('/account/sessions/revoke-others', ...form, revokeOtherSessions(deps));
+  router.use(checkoutPageRoutes(deps));
   router.use(pageErrorHandler);
   return router;
 }

@@ -109,12 +109,12 @@ describe('POST and GET /v1/products', () => {
     });
   });
 
-  it('refuses metered prices and meter intervals with a 422 saying meters are not available yet, writing nothing', async () => {
+  it('refuses metered prices naming no meter of the organization, on one-time products, and meter intervals, writing nothing', async () => {
     const before = await writtenRows();
     const metered = { amount_type: 'metered_unit', meter_id: randomUUID(), unit_amount: 0.5 };
     const res = await v1(owner.token, 'POST', '/products/', { name: 'Usage', organization_id: organizationId, recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 1000 }, metered] });
     expect(res.status).toBe(422);
-    expect((await res.json()).detail).toEqual([{ loc: ['body', 'prices', 1, 'meter_id'], msg: expect.stringMatching(/^Meters are not available yet/), type: 'value_error' }]);
+    expect((await res.json()).detail).toEqual([{ loc: ['body', 'prices', 1, 'meter_id'], msg: 'Meter does not exist.', type: 'value_error' }]);
     const oneTime = await (await v1(owner.token, 'POST', '/products/', { name: 'Usage', organization_id: organizationId, prices: [metered] })).json();
     expect(oneTime.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'prices', 0], msg: 'Metered pricing is not supported on one-time products.' }));
     const cycle = await (await v1(owner.token, 'POST', '/products/', { name: 'Cycle', organization_id: organizationId, recurring_interval: 'year', meter_interval: 'month', prices: [{ amount_type: 'free' }] })).json();

@@ -4,6 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V1_ROUTES } from '../http/v1/router.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
+import { refreshedCustomerMeter } from '../../core/metering/testing.js';
+import { seedPaidOrder } from '../../core/billing/orders/testing.js';
+import { sandboxProcessor } from '../../core/payments/sandbox.js';
+import { systemClock } from '../../core/clock.js';
+import { grantForOrder, seedProductWithBenefits } from '../testing/benefit-grants.js';
 
 // Tenancy is absolute: with a second organization's credentials, every /v1 route that names an object of
 // the first answers 404 ResourceNotFound, and no list shows one. The walk covers every route with a path
@@ -18,13 +23,20 @@ const ids: Record<string, string> = {};
 let externalId: string;
 
 const ALL_SCOPES = [
+  'webhooks:read', 'webhooks:write',
   'organizations:read', 'organizations:write', 'products:read', 'products:write', 'benefits:read', 'benefits:write',
   'files:read', 'files:write', 'custom_fields:read', 'custom_fields:write', 'discounts:read', 'discounts:write',
   'customers:read', 'customers:write',
+  'meters:read', 'meters:write', 'events:read', 'events:write',
+  'orders:read', 'orders:write', 'refunds:read', 'refunds:write',
+  'license_keys:read', 'license_keys:write',
+  'checkouts:read', 'checkouts:write',
+  'subscriptions:read', 'subscriptions:write',
 ];
 
 /** A body that passes validation for each write route, so the answer is about the object, not the input. */
 const BODIES: Record<string, unknown> = {
+  'webhooks:update_webhook_endpoint': { name: 'Hijacked' },
   'organizations:update': { name: 'Hijacked' },
   'organizations:clock:update': { sandbox: true },
   'organizations:clock:advance': { by: '+1d' },
@@ -39,6 +51,11 @@ const BODIES: Record<string, unknown> = {
   'files:uploaded': { id: 'upload', path: 'path', parts: [{ number: 1, checksum_etag: 'etag' }] },
   'products:update': { name: 'Hijacked' },
   'products:update_benefits': { benefits: [] },
+  'meters:update': { name: 'Hijacked meter' },
+  'orders:update': { billing_name: 'Hijacked' },
+  'license_keys:update': { status: 'disabled' },
+  'checkouts:update': { metadata: { hijacked: true } },
+  'subscriptions:update': { cancel_at_period_end: true },
 };
 
 async function createOrganization(who: SignedIn, name: string): Promise<string> {
@@ -84,9 +101,27 @@ beforeAll(async () => {
       upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length }] },
     } as never)
   ).id;
+  ids.meters = (await polar.meters.create({ organizationId: aliceOrg, name: 'Calls', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } })).id;
+  await polar.events.ingest({ events: [{ name: 'tenancy', customerId: ids.customers, externalId: `tenancy-${externalId}` }] });
+  ids.events = (await polar.events.list({ organizationId: aliceOrg })).items[0]!.id;
+  ids['customer-meters'] = await refreshedCustomerMeter(daemon.db, aliceOrg, ids.customers);
+  const address = { line1: null, line2: null, postal_code: null, city: null, state: null, country: 'FR' };
+  ids.orders = (await seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId: aliceOrg, customerId: ids.customers, amount: 1500, billingName: 'Carol', billingAddress: address })).id;
+  ids.webhooks = (await polar.webhooks.createWebhookEndpoint({ organizationId: aliceOrg, url: 'https://hooks.example.com/tenancy', format: 'raw', events: [] })).id;
   if (V1_ROUTES.some((route) => route.path.startsWith('/v1/products'))) {
     ids.products = (await polar.products.create({ organizationId: aliceOrg, name: 'Book', prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] } as never)).id;
   }
+  ids.checkouts = (await polar.checkouts.create({ products: [ids.products!] })).id;
+  ids['tax-rates'] = (await (await fetch(`${daemon.url}/v1/tax-rates`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ organization_id: aliceOrg, country: 'FR', basis_points: 2000 }) })).json()).id;
+  const licensed = await seedProductWithBenefits(daemon, alice.token, aliceOrg, [{ type: 'license_keys', description: 'Licence', properties: { activations: { limit: 1, enableCustomerAdmin: false } } } as never]);
+  await grantForOrder(daemon, { organizationId: aliceOrg, customerId: licensed.customerId, productId: licensed.productId, orderId: ids.orders });
+  const licenseKey = (await polar.licenseKeys.list({ organizationId: aliceOrg })).result.items[0]!;
+  ids['license-keys'] = licenseKey.id;
+  ids['license-key-activations'] = (await polar.licenseKeys.activate({ key: licenseKey.key, organizationId: aliceOrg, label: 'tenancy' })).id;
+  const monthly = await polar.products.create({ organizationId: aliceOrg, name: 'Monthly', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900 }] } as never);
+  const recurring = await polar.checkouts.create({ products: [monthly.id], customerEmail: 'subscriber@example.com' });
+  await new Polar({ accessToken: '', serverURL: daemon.url }).checkouts.clientConfirm({ clientSecret: recurring.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'FR' } } });
+  ids.subscriptions = (await polar.checkouts.get({ id: recurring.id })).subscriptionId!;
 });
 afterAll(async () => {
   await daemon?.close();
@@ -96,7 +131,7 @@ const objectRoutes = () => V1_ROUTES.filter((route) => route.path.includes('/:')
 
 function urlOf(path: string): string {
   const resource = path.split('/')[2]!;
-  return path.replace(':external_id', encodeURIComponent(externalId)).replace(':id', ids[resource] ?? 'missing');
+  return path.replace(':external_id', encodeURIComponent(externalId)).replace(':id', ids[resource] ?? 'missing').replace(':activation_id', ids['license-key-activations'] ?? 'missing');
 }
 
 async function call(token: string, route: (typeof V1_ROUTES)[number]) {

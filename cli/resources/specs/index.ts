@@ -7,6 +7,10 @@ import { discounts } from './discounts.js';
 import { files } from './files.js';
 import { organizations } from './organizations.js';
 import { products } from './products.js';
+import { orders } from './orders.js';
+import { refunds } from './refunds.js';
+import { licenseKeys } from './license-keys.js';
+import { subscriptions } from './subscriptions.js';
 
 /** Every catalog noun, in the order `till --help` lists them. */
-export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files];
+export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files, orders, refunds, licenseKeys, subscriptions];

@@ -1,6 +1,6 @@
 import { newId } from '../../db/columns.js';
 import { issue, type Issue } from './issues.js';
-import { METERS_UNAVAILABLE, planPrices } from './prices.js';
+import { METERS_UNAVAILABLE, metersForPrices, planPrices } from './prices.js';
 import { customFieldIssues, mediaIssues } from './relations.js';
 import { insertPrices, insertProduct, writeCustomFields, writeMedias } from './repository.js';
 import type { Product, ProductCreate, StoredProduct } from './schema.js';
@@ -38,6 +38,7 @@ export async function createProduct(context: ProductContext, organizationId: str
       nextPosition: 0,
       defaultCurrency: await defaultCurrencyOf(trx, organizationId),
       now,
+      meters: await metersForPrices(trx, organizationId, input.prices),
     });
     const medias = input.medias ?? [];
     const customFields = input.attached_custom_fields.map((field) => ({ customFieldId: field.custom_field_id, required: field.required }));

@@ -1,7 +1,9 @@
 import { newId } from '../../db/columns.js';
 import { formatAmount, MAXIMUM_AMOUNT, MINIMUM_AMOUNTS, type Currency } from '../shared/currencies.js';
 import { issue, type Issue } from './issues.js';
-import type { Interval, Price, PriceCreate, PriceTerms, PriceUpdateItem } from './schema.js';
+import type { Interval, Price, PriceCreate, PriceMeter, PriceTerms, PriceUpdateItem } from './schema.js';
+import type { Executor } from '../../db/database.js';
+import { findMetersByIds } from '../../metering/meters-repository.js';
 
 /** A price as given on input, after its schema (only the fields the amount rules read). */
 interface PriceAmounts {
@@ -101,7 +103,9 @@ export function priceSetIssues(prices: readonly PriceShape[], defaultCurrency: s
       if (seats > 1) issues.push('Only one seat-based price is allowed.');
       if (custom > 1) issues.push('Only one custom price is allowed.');
       if (custom && (fixed || seats)) issues.push('A custom price cannot be combined with a fixed or seat-based price.');
-      if (group.length > 1 && group.some((price) => price.terms.amountType === 'fixed' && price.terms.priceAmount === 0)) {
+      // Metered prices bill usage on top of the others (a free base with usage is a common plan).
+      const unmetered = group.filter((price) => price.terms.amountType !== 'metered_unit');
+      if (unmetered.length > 1 && unmetered.some((price) => price.terms.amountType === 'fixed' && price.terms.priceAmount === 0)) {
         issues.push('A free price cannot be combined with other prices.');
       }
     }
@@ -113,8 +117,18 @@ export function priceSetIssues(prices: readonly PriceShape[], defaultCurrency: s
   return [...new Set(issues)];
 }
 
-/** Why a metered price is refused: Till has no meters yet, so no meter_id can name one. */
-export const METERS_UNAVAILABLE = 'Meters are not available yet: Till cannot bill usage, so metered prices are refused.';
+/** Why a product's own meter cycle is refused: Till bills metered prices with each renewal of the subscription. */
+export const METERS_UNAVAILABLE = 'A separate meter cycle is not supported: Till bills metered prices with each renewal.';
+
+/**
+ * The live meters of the organization that the metered prices among `items` name, by id: what planPrices needs
+ * to create them (a meter of another organization, or an archived one, is left out and refused there).
+ */
+export async function metersForPrices(db: Executor, organizationId: string, items: readonly (PriceCreate | PriceUpdateItem)[]): Promise<Map<string, PriceMeter>> {
+  const ids = items.flatMap((item) => ('amount_type' in item && item.amount_type === 'metered_unit' ? [item.meter_id] : []));
+  const meters = (await findMetersByIds(db, ids)).filter((meter) => meter.organizationId === organizationId && meter.archivedAt === null);
+  return new Map(meters.map((meter) => [meter.id, { id: meter.id, name: meter.name, unit: meter.unit, customLabel: meter.customLabel, customMultiplier: meter.customMultiplier }]));
+}
 
 /** The terms of a validated new price, as core keeps them. */
 export function termsOf(price: Exclude<PriceCreate, { amount_type: 'metered_unit' }>): PriceTerms {
@@ -147,6 +161,8 @@ export function planPrices(input: {
   nextPosition: number;
   defaultCurrency: string;
   now: Date;
+  /** The organization's live meters that metered prices may name (metersForPrices). */
+  meters?: ReadonlyMap<string, PriceMeter>;
 }): PricePlan {
   const issues: Issue[] = [];
   const kept: Price[] = [];
@@ -157,15 +173,17 @@ export function planPrices(input: {
       if (!price) issues.push(issue(['prices', index], 'Price does not exist.'));
       else if (kept.includes(price)) issues.push(issue(['prices', index], 'Listed more than once.'));
       else kept.push(price);
-    } else if (item.amount_type === 'metered_unit') {
-      issues.push(
-        input.product.recurringInterval === null
-          ? issue(['prices', index], 'Metered pricing is not supported on one-time products.')
-          : issue(['prices', index, 'meter_id'], METERS_UNAVAILABLE),
-      );
+    } else if (item.amount_type === 'metered_unit' && input.product.recurringInterval === null) {
+      issues.push(issue(['prices', index], 'Metered pricing is not supported on one-time products.'));
+    } else if (item.amount_type === 'metered_unit' && !input.meters?.has(item.meter_id)) {
+      issues.push(issue(['prices', index, 'meter_id'], 'Meter does not exist.'));
     } else {
+      const terms: PriceTerms =
+        item.amount_type === 'metered_unit'
+          ? { amountType: 'metered_unit', unitAmount: item.unit_amount, capAmount: item.cap_amount ?? null, meterId: item.meter_id, meter: input.meters!.get(item.meter_id)! }
+          : termsOf(item);
       created.push({
-        ...termsOf(item),
+        ...terms,
         id: newId(),
         productId: input.product.id,
         source: 'catalog',

@@ -62,6 +62,20 @@ function toTerms(row: Record<string, unknown>): PriceTerms {
       return { amountType: 'custom', minimumAmount: fromDbInt(row.minimum_amount), maximumAmount: intOrNull(row.maximum_amount), presetAmount: intOrNull(row.preset_amount) };
     case 'seat_based':
       return { amountType: 'seat_based', seatTiers: fromDbJson<SeatTiers>(row.seat_tiers) };
+    case 'metered_unit':
+      return {
+        amountType: 'metered_unit',
+        unitAmount: String(row.unit_amount),
+        capAmount: intOrNull(row.cap_amount),
+        meterId: String(row.meter_id),
+        meter: {
+          id: String(row.meter_id),
+          name: String(row.meter_name),
+          unit: String(row.meter_unit),
+          customLabel: (row.meter_custom_label as string | null) ?? null,
+          customMultiplier: row.meter_custom_multiplier === null || row.meter_custom_multiplier === undefined ? null : Number(row.meter_custom_multiplier),
+        },
+      };
     default:
       throw new TypeError(`unknown price amount type: ${String(row.amount_type)}`);
   }
@@ -87,6 +101,7 @@ function priceRow(price: Price) {
   const terms = price.amountType === 'fixed' ? { price_amount: price.priceAmount } : {};
   const custom = price.amountType === 'custom' ? { minimum_amount: price.minimumAmount, maximum_amount: price.maximumAmount, preset_amount: price.presetAmount } : {};
   const seats = price.amountType === 'seat_based' ? { seat_tiers: toDbJson(price.seatTiers) } : {};
+  const metered = price.amountType === 'metered_unit' ? { unit_amount: price.unitAmount, cap_amount: price.capAmount, meter_id: price.meterId } : {};
   return {
     id: price.id,
     product_id: price.productId,
@@ -97,6 +112,7 @@ function priceRow(price: Price) {
     ...terms,
     ...custom,
     ...seats,
+    ...metered,
     legacy_recurring_interval: price.legacyRecurringInterval,
     is_archived: price.isArchived,
     position: price.position,
@@ -140,19 +156,25 @@ export async function archivePrices(trx: Executor, productId: string, priceIds: 
   if (priceIds.length) await trx(PRICES).where({ product_id: productId }).whereIn('id', priceIds).update({ is_archived: true, modified_at: toDbTime(at) });
 }
 
+/** A price query with the price's columns and, for a metered price, its meter's (the price shows the meter). */
+const withMeter = (query: Knex.QueryBuilder) =>
+  query
+    .leftJoin('meters', 'meters.id', `${PRICES}.meter_id`)
+    .select(`${PRICES}.*`, 'meters.name as meter_name', 'meters.unit as meter_unit', 'meters.custom_label as meter_custom_label', 'meters.custom_multiplier as meter_custom_multiplier');
+
 /** The prices of each product, in their order; archived ones only when asked for. */
 export async function pricesOf(db: Executor, productIds: readonly string[], options: { archived?: boolean } = {}): Promise<Map<string, Price[]>> {
   const byProduct = new Map<string, Price[]>(productIds.map((id) => [id, []]));
   if (productIds.length === 0) return byProduct;
-  const query = db(PRICES).whereIn('product_id', productIds);
-  if (!options.archived) query.where({ is_archived: false });
-  for (const row of await query.orderBy(['product_id', 'position'])) byProduct.get(row.product_id)?.push(toPrice(row));
+  const query = withMeter(db(PRICES).whereIn(`${PRICES}.product_id`, productIds));
+  if (!options.archived) query.where(`${PRICES}.is_archived`, false);
+  for (const row of await query.orderBy([`${PRICES}.product_id`, `${PRICES}.position`])) byProduct.get(row.product_id)?.push(toPrice(row));
   return byProduct;
 }
 
 /** A price by id, archived or not, with the organization of its product (what an order will look up). */
 export async function findPrice(db: Executor, id: string): Promise<(Price & { organizationId: string }) | undefined> {
-  const row = await db(PRICES).join(PRODUCTS, `${PRODUCTS}.id`, `${PRICES}.product_id`).where(`${PRICES}.id`, id).first(`${PRICES}.*`, `${PRODUCTS}.organization_id`);
+  const row = await withMeter(db(PRICES).join(PRODUCTS, `${PRODUCTS}.id`, `${PRICES}.product_id`).where(`${PRICES}.id`, id)).first(`${PRODUCTS}.organization_id`);
   return row ? { ...toPrice(row), organizationId: String(row.organization_id) } : undefined;
 }
 

@@ -35,7 +35,7 @@ const FreeCreate = z
   .object({ ...PriceCommon, amount_type: z.literal('free') })
   .transform(({ price_currency, tax_behavior }) => ({ price_currency, tax_behavior, amount_type: 'fixed' as const, price_amount: 0 }));
 
-/** Validated so a caller learns what is wrong with it, then refused by the service: Till has no meters yet. */
+/** A price per unit a meter counts, billed on each renewal; the meter must be one of the organization's live meters. */
 const MeteredUnitCreate = z.object({
   ...PriceCommon,
   amount_type: z.literal('metered_unit'),
@@ -162,7 +162,17 @@ export type ProductBenefitsUpdate = z.infer<typeof ProductBenefitsUpdate>;
 export type PriceTerms =
   | { amountType: 'fixed'; priceAmount: number }
   | { amountType: 'custom'; minimumAmount: number; maximumAmount: number | null; presetAmount: number | null }
-  | { amountType: 'seat_based'; seatTiers: SeatTiers };
+  | { amountType: 'seat_based'; seatTiers: SeatTiers }
+  | { amountType: 'metered_unit'; unitAmount: string; capAmount: number | null; meterId: string; meter: PriceMeter };
+
+/** The meter a metered price bills, as a price shows it (Polar's ProductPriceMeter). */
+export interface PriceMeter {
+  id: string;
+  name: string;
+  unit: string;
+  customLabel: string | null;
+  customMultiplier: number | null;
+}
 
 export type Price = PriceTerms & {
   id: string;

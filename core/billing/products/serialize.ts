@@ -18,6 +18,14 @@ function termFields(terms: PriceTerms) {
         price_per_seat: tiers[0].price_per_seat,
       };
     }
+    case 'metered_unit':
+      return {
+        amount_type: 'metered_unit' as const,
+        unit_amount: terms.unitAmount,
+        cap_amount: terms.capAmount,
+        meter_id: terms.meterId,
+        meter: { id: terms.meter.id, name: terms.meter.name, unit: terms.meter.unit, custom_label: terms.meter.customLabel, custom_multiplier: terms.meter.customMultiplier },
+      };
   }
 }
 

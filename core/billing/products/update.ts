@@ -1,5 +1,5 @@
 import { issue, type Issue } from './issues.js';
-import { planPrices, type PricePlan } from './prices.js';
+import { metersForPrices, planPrices, type PricePlan } from './prices.js';
 import { customFieldIssues, mediaIssues } from './relations.js';
 import { archivePrices, insertPrices, nextPricePosition, pricesOf, saveProduct, writeCustomFields, writeMedias } from './repository.js';
 import type { Price, Product, ProductUpdate, StoredProduct } from './schema.js';
@@ -42,6 +42,7 @@ async function planUpdate(trx: Trx, current: StoredProduct, prices: Price[], inp
     nextPosition: await nextPricePosition(trx, current.id),
     defaultCurrency: await defaultCurrencyOf(trx, current.organizationId),
     now,
+    meters: await metersForPrices(trx, current.organizationId, input.prices),
   });
 }
 

@@ -11,6 +11,12 @@ import { products } from './0009_products.js';
 import { jwks } from './0010_jwks.js';
 import { usernames } from './0011_usernames.js';
 import { jobsAndClocks } from './0012_jobs_clocks.js';
+import { checkouts } from './0013_checkouts.js';
+import { subscriptions } from './0014_subscriptions.js';
+import { orders } from './0015_orders.js';
+import { benefitGrants } from './0016_benefit_grants.js';
+import { metering } from './0019_metering.js';
+import { webhooks } from './0017_webhooks.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -26,4 +32,10 @@ export const migrations: readonly Migration[] = [
   jwks,
   usernames,
   jobsAndClocks,
+  checkouts,
+  subscriptions,
+  orders,
+  benefitGrants,
+  webhooks,
+  metering,
 ];

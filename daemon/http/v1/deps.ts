@@ -18,5 +18,7 @@ export interface V1Deps {
   /** Largest file accepted, in bytes (TILL_MAX_FILE_SIZE); DEFAULT_MAX_FILE_SIZE when absent. */
   maxFileSize?: number;
   /** Charges, refunds and saved cards go through it (the sandbox processor unless another is configured). */
-  payments?: PaymentProcessor;
+  payments: PaymentProcessor;
+  /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
+  webhooksAllowPrivate?: boolean;
 }

@@ -8,13 +8,26 @@ import { fileRoutes, fileTransferRouter } from '../../routes/files.js';
 import { benefitRoutes } from '../../routes/benefits.js';
 import { productRoutes } from '../../routes/products.js';
 import { clockRoutes } from '../../routes/clock.js';
+import { listenRouter } from '../../routes/listen.js';
+import { webhookRoutes } from '../../routes/webhooks.js';
+import { eventRoutes, INGEST_BODY_LIMIT, INGEST_PATH } from '../../routes/events.js';
+import { meterRoutes } from '../../routes/meters.js';
+import { customerMeterRoutes } from '../../routes/customer-meters.js';
+import { invoiceRouter, orderRoutes } from '../../routes/orders.js';
+import { refundRoutes } from '../../routes/refunds.js';
+import { subscriptionRoutes } from '../../routes/subscriptions.js';
+import { benefitGrantRoutes } from '../../routes/benefit-grants.js';
+import { licenseKeyRoutes } from '../../routes/license-keys.js';
+import { customerStateRoutes } from '../../routes/customer-state.js';
+import { checkoutRoutes } from '../../routes/checkouts.js';
+import { taxRateRoutes } from '../../routes/tax-rates.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...clockRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {
@@ -26,6 +39,12 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.get('/docs', (_req, res) => sendApiDocs(res, document));
   // File part uploads carry raw bytes: mounted before the JSON parser.
   router.use(fileTransferRouter(deps));
+  // The live event stream answers server-sent events, not JSON: it has its own router.
+  router.use(listenRouter(deps));
+  // Event ingestion takes batches up to 10 MiB (Polar's limit); every other /v1 body keeps the general limit.
+  router.use(INGEST_PATH, express.json({ limit: INGEST_BODY_LIMIT }));
+  // Invoice generation answers 202 and the PDF is bytes behind a signed link: their own router.
+  router.use(invoiceRouter(deps));
   router.use('/v1', express.json({ limit: deps.bodyLimit }));
   mountRoutes(router, V1_ROUTES, deps);
   return router;

@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import { fromDbJson, fromDbTime, fromDbTimeOrNull, newId, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import { dialectOf } from '../../db/database.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { BenefitGrant } from './schema.js';
+
+type Executor = Knex | Knex.Transaction;
+const TABLE = 'benefit_grants';
+
+function toGrant(row: Record<string, unknown>): BenefitGrant {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    customerId: String(row.customer_id),
+    benefitId: String(row.benefit_id),
+    subscriptionId: (row.subscription_id as string | null) ?? null,
+    orderId: (row.order_id as string | null) ?? null,
+    scope: String(row.scope),
+    grantedAt: fromDbTimeOrNull(row.granted_at),
+    revokedAt: fromDbTimeOrNull(row.revoked_at),
+    properties: fromDbJson(row.properties),
+    previousProperties: row.previous_properties === null ? null : fromDbJson(row.previous_properties),
+    error: row.error === null ? null : fromDbJson(row.error),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+const stateColumns = (grant: BenefitGrant) => ({
+  granted_at: toDbTimeOrNull(grant.grantedAt),
+  revoked_at: toDbTimeOrNull(grant.revokedAt),
+  properties: toDbJson(grant.properties),
+  previous_properties: grant.previousProperties === null ? null : toDbJson(grant.previousProperties),
+  error: grant.error === null ? null : toDbJson(grant.error),
+  modified_at: toDbTimeOrNull(grant.modifiedAt),
+});
+
+/**
+ * The grant of (benefit, customer, scope), inserting `fresh` first when there is none. The unique index makes
+ * concurrent fulfilments of the same order meet on one row; the row is locked on PostgreSQL until the
+ * transaction ends, so its state changes apply one at a time. `created` tells whether `fresh` was the one stored.
+ */
+export async function claimGrant(trx: Executor, fresh: BenefitGrant): Promise<{ grant: BenefitGrant; created: boolean }> {
+  const inserted = await trx(TABLE)
+    .insert({
+      id: fresh.id,
+      organization_id: fresh.organizationId,
+      customer_id: fresh.customerId,
+      benefit_id: fresh.benefitId,
+      subscription_id: fresh.subscriptionId,
+      order_id: fresh.orderId,
+      scope: fresh.scope,
+      created_at: toDbTime(fresh.createdAt),
+      ...stateColumns(fresh),
+    })
+    .onConflict(['benefit_id', 'customer_id', 'scope'])
+    .ignore()
+    .returning('id');
+  const query = trx(TABLE).where({ benefit_id: fresh.benefitId, customer_id: fresh.customerId, scope: fresh.scope });
+  if (dialectOf(trx as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
+  return { grant: toGrant(row), created: inserted.length > 0 && String(row.id) === fresh.id };
+}
+
+/**
+ * Writes a grant's new state if it is still in the state it was read in (`expected`): false when a concurrent
+ * change got there first, so a revocation and a grant cannot both win.
+ */
+export async function saveGrantState(trx: Executor, grant: BenefitGrant, expected: { grantedAt: Date | null; revokedAt: Date | null }): Promise<boolean> {
+  const query = trx(TABLE).where({ id: grant.id });
+  for (const [column, value] of [['granted_at', expected.grantedAt], ['revoked_at', expected.revokedAt]] as const) {
+    if (value === null) query.whereNull(column);
+    else query.where(column, toDbTime(value));
+  }
+  return (await query.update(stateColumns(grant))) === 1;
+}
+
+/** A customer's grants from one subscription or order (locked on PostgreSQL for the revocation or cycle that reads them). */
+export async function grantsOfScope(trx: Executor, customerId: string, scope: string): Promise<BenefitGrant[]> {
+  const query = trx(TABLE).where({ customer_id: customerId, scope }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (dialectOf(trx as Knex) === 'postgres') query.forUpdate();
+  return (await query).map(toGrant);
+}
+
+/** A customer's grants that are in effect (granted, not revoked), oldest first. */
+export async function activeGrantsOf(db: Executor, customerId: string): Promise<BenefitGrant[]> {
+  const rows = await db(TABLE)
+    .where({ customer_id: customerId })
+    .whereNotNull('granted_at')
+    .whereNull('revoked_at')
+    .orderBy([{ column: 'granted_at' }, { column: 'id' }]);
+  return rows.map(toGrant);
+}
+
+export async function findGrant(db: Executor, id: string, organizationIds: Iterable<string>): Promise<BenefitGrant | undefined> {
+  const row = await db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).first();
+  return row ? toGrant(row) : undefined;
+}
+
+export interface GrantFilter {
+  organizationIds: readonly string[];
+  benefitIds?: readonly string[];
+  customerIds?: readonly string[];
+  /** Customers' external ids (joined through customers). */
+  externalCustomerIds?: readonly string[];
+  isGranted?: boolean;
+}
+
+const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', granted_at: 'granted_at', revoked_at: 'revoked_at' };
+
+export async function listGrants(db: Executor, filter: GrantFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<BenefitGrant>> {
+  const scoped = () => {
+    // Grants of live customers and benefits: a deleted one's grants are no longer shown.
+    const query = db(TABLE)
+      .whereIn(`${TABLE}.organization_id`, filter.organizationIds)
+      .whereIn(`${TABLE}.customer_id`, (sub) => sub.select('id').from('customers').whereNull('deleted_at'))
+      .whereIn(`${TABLE}.benefit_id`, (sub) => sub.select('id').from('benefits').whereNull('deleted_at'));
+    if (filter.benefitIds) query.whereIn(`${TABLE}.benefit_id`, filter.benefitIds);
+    if (filter.customerIds) query.whereIn(`${TABLE}.customer_id`, filter.customerIds);
+    if (filter.externalCustomerIds) {
+      const ids = filter.externalCustomerIds;
+      query.whereIn(`${TABLE}.customer_id`, (sub) => sub.select('id').from('customers').whereIn('external_id', ids));
+    }
+    // Polar: is_granted=true lists the grants in effect, false the revoked ones.
+    if (filter.isGranted === true) query.whereNotNull(`${TABLE}.granted_at`).whereNull(`${TABLE}.revoked_at`);
+    if (filter.isGranted === false) query.whereNotNull(`${TABLE}.revoked_at`);
+    return query;
+  };
+  const [{ count }] = await scoped().count({ count: '*' });
+  const query = scoped().select(`${TABLE}.*`);
+  for (const { column, order } of sorting) {
+    const name = SORT_COLUMNS[column];
+    if (name) query.orderByRaw(`${TABLE}.${name} ${order === 'desc' ? 'desc' : 'asc'} nulls ${order === 'desc' ? 'last' : 'first'}`);
+  }
+  const rows = await query.orderBy(`${TABLE}.id`).limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toGrant), totalCount: Number(count) };
+}
+
+/** One line of the meter-credit ledger (table `meter_credits`, read by metering). */
+export async function recordMeterCredit(
+  trx: Executor,
+  entry: { organizationId: string; customerId: string; meterId: string; grantId: string; kind: 'credited' | 'reset'; units: number; rollover: boolean; at: Date },
+): Promise<void> {
+  await trx('meter_credits').insert({
+    id: newId(),
+    organization_id: entry.organizationId,
+    customer_id: entry.customerId,
+    meter_id: entry.meterId,
+    benefit_grant_id: entry.grantId,
+    kind: entry.kind,
+    units: entry.units,
+    rollover: entry.rollover,
+    created_at: toDbTime(entry.at),
+  });
+}

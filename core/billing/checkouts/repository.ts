@@ -1,0 +1,209 @@
+import type { Executor } from '../../db/database.js';
+import { dialectOf } from '../../db/database.js';
+import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
+import type { SortCriterion } from '../shared/query.js';
+import type { Address } from '../customers/address.js';
+import type { Metadata } from '../shared/metadata.js';
+import type { Interval } from '../products/schema.js';
+import { canTransition } from './state.js';
+import type { CheckoutStatus, CustomFieldValue, StoredCheckout } from './schema.js';
+
+const TABLE = 'checkouts';
+
+function toCheckout(row: Record<string, unknown>): StoredCheckout {
+  const nullableText = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    status: row.status as CheckoutStatus,
+    clientSecret: String(row.client_secret),
+    expiresAt: fromDbTime(row.expires_at),
+    successUrl: nullableText(row.success_url),
+    returnUrl: nullableText(row.return_url),
+    embedOrigin: nullableText(row.embed_origin),
+    productIds: fromDbJson<string[]>(row.product_ids),
+    productId: String(row.product_id),
+    productPriceId: String(row.product_price_id),
+    currency: String(row.currency),
+    customAmount: row.custom_amount === null ? null : fromDbInt(row.custom_amount),
+    amounts: {
+      subtotalAmount: fromDbInt(row.amount),
+      discountAmount: fromDbInt(row.discount_amount),
+      netAmount: fromDbInt(row.net_amount),
+      taxAmount: fromDbInt(row.tax_amount),
+      totalAmount: fromDbInt(row.total_amount),
+    },
+    discountId: nullableText(row.discount_id),
+    discountClaimed: fromDbBool(row.discount_claimed),
+    allowDiscountCodes: fromDbBool(row.allow_discount_codes),
+    requireBillingAddress: fromDbBool(row.require_billing_address),
+    allowTrial: fromDbBool(row.allow_trial),
+    trialInterval: (row.trial_interval as Interval | null) ?? null,
+    trialIntervalCount: row.trial_interval_count === null ? null : fromDbInt(row.trial_interval_count),
+    customerId: nullableText(row.customer_id),
+    externalCustomerId: nullableText(row.external_customer_id),
+    customerName: nullableText(row.customer_name),
+    customerEmail: nullableText(row.customer_email),
+    customerIpAddress: nullableText(row.customer_ip_address),
+    customerBillingName: nullableText(row.customer_billing_name),
+    customerBillingAddress: row.customer_billing_address === null ? null : fromDbJson<Address>(row.customer_billing_address),
+    customerTaxId: nullableText(row.customer_tax_id),
+    isBusinessCustomer: fromDbBool(row.is_business_customer),
+    customerMetadata: fromDbJson<Record<string, string | number | boolean>>(row.customer_metadata),
+    customFieldData: fromDbJson<Record<string, CustomFieldValue>>(row.custom_field_data),
+    metadata: fromDbJson<Metadata>(row.metadata),
+    locale: nullableText(row.locale),
+    subscriptionId: nullableText(row.subscription_id),
+    orderId: nullableText(row.order_id),
+    paymentId: nullableText(row.payment_id),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+/** The columns an update may write (everything but identity, status and creation). */
+function toRow(checkout: StoredCheckout) {
+  return {
+    expires_at: toDbTime(checkout.expiresAt),
+    success_url: checkout.successUrl,
+    return_url: checkout.returnUrl,
+    embed_origin: checkout.embedOrigin,
+    product_ids: toDbJson(checkout.productIds),
+    product_id: checkout.productId,
+    product_price_id: checkout.productPriceId,
+    currency: checkout.currency,
+    custom_amount: checkout.customAmount,
+    amount: checkout.amounts.subtotalAmount,
+    discount_amount: checkout.amounts.discountAmount,
+    net_amount: checkout.amounts.netAmount,
+    tax_amount: checkout.amounts.taxAmount,
+    total_amount: checkout.amounts.totalAmount,
+    discount_id: checkout.discountId,
+    allow_discount_codes: checkout.allowDiscountCodes,
+    require_billing_address: checkout.requireBillingAddress,
+    allow_trial: checkout.allowTrial,
+    trial_interval: checkout.trialInterval,
+    trial_interval_count: checkout.trialIntervalCount,
+    customer_id: checkout.customerId,
+    external_customer_id: checkout.externalCustomerId,
+    customer_name: checkout.customerName,
+    customer_email: checkout.customerEmail,
+    customer_ip_address: checkout.customerIpAddress,
+    customer_billing_name: checkout.customerBillingName,
+    customer_billing_address: checkout.customerBillingAddress ? toDbJson(checkout.customerBillingAddress) : null,
+    customer_tax_id: checkout.customerTaxId,
+    is_business_customer: checkout.isBusinessCustomer,
+    customer_metadata: toDbJson(checkout.customerMetadata),
+    custom_field_data: toDbJson(checkout.customFieldData),
+    metadata: toDbJson(checkout.metadata),
+    locale: checkout.locale,
+    subscription_id: checkout.subscriptionId,
+    order_id: checkout.orderId,
+    payment_id: checkout.paymentId,
+    modified_at: toDbTimeOrNull(checkout.modifiedAt),
+  };
+}
+
+export async function insertCheckout(trx: Executor, checkout: StoredCheckout): Promise<void> {
+  await trx(TABLE).insert({
+    ...toRow(checkout),
+    id: checkout.id,
+    organization_id: checkout.organizationId,
+    status: checkout.status,
+    client_secret: checkout.clientSecret,
+    discount_claimed: checkout.discountClaimed,
+    created_at: toDbTime(checkout.createdAt),
+  });
+}
+
+/**
+ * Writes a checkout's fields only while it is still in `status` (the status the caller read): false when a
+ * concurrent confirmation or expiry changed it first, so an update never lands on a paid checkout.
+ */
+export async function saveCheckout(trx: Executor, checkout: StoredCheckout): Promise<boolean> {
+  return (await trx(TABLE).where({ id: checkout.id, status: checkout.status }).update(toRow(checkout))) > 0;
+}
+
+/**
+ * Moves a checkout from one status to another (a transition of the table in state.ts) with one guarded UPDATE:
+ * of two concurrent confirmations, exactly one moves it. `changes` are written along with the status.
+ */
+export async function transitionCheckout(
+  trx: Executor,
+  id: string,
+  from: CheckoutStatus,
+  to: CheckoutStatus,
+  changes: { modifiedAt: Date; discountClaimed?: boolean; customerId?: string; subscriptionId?: string | null; orderId?: string | null; paymentId?: string | null },
+): Promise<boolean> {
+  if (!canTransition(from, to)) throw new Error(`checkout transition ${from} → ${to} is not in the table`);
+  const count = await trx(TABLE)
+    .where({ id, status: from })
+    .update({
+      status: to,
+      modified_at: toDbTime(changes.modifiedAt),
+      ...(changes.discountClaimed !== undefined ? { discount_claimed: changes.discountClaimed } : {}),
+      ...(changes.customerId !== undefined ? { customer_id: changes.customerId } : {}),
+      ...(changes.subscriptionId !== undefined ? { subscription_id: changes.subscriptionId } : {}),
+      ...(changes.orderId !== undefined ? { order_id: changes.orderId } : {}),
+      ...(changes.paymentId !== undefined ? { payment_id: changes.paymentId } : {}),
+    });
+  return count > 0;
+}
+
+export async function findCheckout(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<StoredCheckout | undefined> {
+  const query = db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).first();
+  if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();
+  const row = await query;
+  return row ? toCheckout(row) : undefined;
+}
+
+export async function findCheckoutById(db: Executor, id: string): Promise<StoredCheckout | undefined> {
+  const row = await db(TABLE).where({ id }).first();
+  return row ? toCheckout(row) : undefined;
+}
+
+export async function findCheckoutByClientSecret(db: Executor, clientSecret: string, options: { forUpdate?: boolean } = {}): Promise<StoredCheckout | undefined> {
+  const query = db(TABLE).where({ client_secret: clientSecret }).first();
+  if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();
+  const row = await query;
+  return row ? toCheckout(row) : undefined;
+}
+
+export interface CheckoutFilter {
+  organizationIds: readonly string[];
+  productIds?: readonly string[];
+  customerIds?: readonly string[];
+  statuses?: readonly CheckoutStatus[];
+  /** A substring of the customer's email or name, case-insensitive. */
+  query?: string;
+}
+
+const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', expires_at: 'expires_at', status: 'status' };
+
+export async function listCheckouts(db: Executor, filter: CheckoutFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<StoredCheckout>> {
+  const scoped = () => {
+    const query = db(TABLE).whereIn('organization_id', filter.organizationIds);
+    if (filter.productIds) query.whereIn('product_id', filter.productIds);
+    if (filter.customerIds) query.whereIn('customer_id', filter.customerIds);
+    if (filter.statuses) query.whereIn('status', filter.statuses);
+    if (filter.query) {
+      const pattern = `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query.andWhere((q) => q.whereRaw("lower(customer_email) like ? escape '\\'", [pattern]).orWhereRaw("lower(customer_name) like ? escape '\\'", [pattern]));
+    }
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped();
+  for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
+  const rows = await query.orderBy('id').limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toCheckout), totalCount: Number(count) };
+}
+
+/**
+ * Gives back a redemption a checkout claimed and did not use (its card was declined). The discounts table
+ * belongs to the discounts domain; this is the one write checkouts make to it, the inverse of its claimRedemption.
+ */
+export async function releaseRedemption(trx: Executor, discountId: string): Promise<void> {
+  await trx('discounts').where({ id: discountId }).where('redemptions_count', '>', 0).update({ redemptions_count: trx.raw('redemptions_count - 1') });
+}

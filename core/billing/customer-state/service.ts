@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../../clock.js';
+import type { Executor } from '../../db/database.js';
+import { recordEvent } from '../../webhooks/outbox.js';
+import { activeGrantsOf } from '../benefit-grants/repository.js';
+import { findBenefits } from '../benefits/repository.js';
+import { findCustomers } from '../customers/repository.js';
+import type { Customer } from '../customers/schema.js';
+import { serializeCustomer } from '../customers/serialize.js';
+import { subscriptionsOfCustomer } from '../subscriptions/repository.js';
+import { ACTIVE_STATUSES, type Subscription } from '../subscriptions/schema.js';
+import type { BenefitGrant } from '../benefit-grants/schema.js';
+import type { Benefit } from '../benefits/schema.js';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** Polar's CustomerStateSubscription: an active or trialing subscription, without its relations. */
+function serializeStateSubscription(subscription: Subscription) {
+  return {
+    id: subscription.id,
+    created_at: subscription.createdAt.toISOString(),
+    modified_at: iso(subscription.modifiedAt),
+    custom_field_data: subscription.customFieldData,
+    metadata: subscription.metadata,
+    status: subscription.status,
+    amount: subscription.amount,
+    currency: subscription.currency,
+    recurring_interval: subscription.recurringInterval,
+    current_period_start: subscription.currentPeriodStart.toISOString(),
+    current_period_end: subscription.currentPeriodEnd.toISOString(),
+    trial_start: iso(subscription.trialStart),
+    trial_end: iso(subscription.trialEnd),
+    cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    canceled_at: iso(subscription.canceledAt),
+    started_at: iso(subscription.startedAt),
+    ends_at: iso(subscription.endsAt),
+    product_id: subscription.productId,
+    discount_id: subscription.discountId,
+    // Metered usage per subscription comes with metering.
+    meters: [] as unknown[],
+  };
+}
+
+/** Polar's CustomerStateBenefitGrant: a grant in effect, with its benefit's type and metadata. */
+function serializeStateGrant(grant: BenefitGrant, benefit: Benefit) {
+  return {
+    id: grant.id,
+    created_at: grant.createdAt.toISOString(),
+    modified_at: iso(grant.modifiedAt),
+    granted_at: (grant.grantedAt ?? grant.createdAt).toISOString(),
+    benefit_id: benefit.id,
+    benefit_type: benefit.type,
+    benefit_metadata: benefit.metadata,
+    properties: grant.properties,
+  };
+}
+
+/**
+ * Polar's CustomerState: the customer with its active (and trialing) subscriptions, the benefits granted to it
+ * now, and its active meters (none until metering records them).
+ */
+export async function customerStateOf(db: Executor, customer: Customer) {
+  const subscriptions = await subscriptionsOfCustomer(db, customer.id, ACTIVE_STATUSES);
+  const grants = await activeGrantsOf(db, customer.id);
+  const benefits = new Map((await findBenefits(db, customer.organizationId, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [b.id, b]));
+  return {
+    ...serializeCustomer(customer),
+    active_subscriptions: subscriptions.map(serializeStateSubscription),
+    granted_benefits: grants.flatMap((grant) => {
+      const benefit = benefits.get(grant.benefitId);
+      return benefit ? [serializeStateGrant(grant, benefit)] : [];
+    }),
+    active_meters: [] as unknown[],
+  };
+}
+export type CustomerStateWire = Awaited<ReturnType<typeof customerStateOf>>;
+
+/**
+ * Emits customer.state_changed with the customer's state as GET /v1/customers/{id}/state answers it. Call it in
+ * the transaction of the change (a subscription's status, a grant); a customer no longer live is not announced.
+ */
+export async function announceCustomerState(trx: Knex.Transaction, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+  const customer = (await findCustomers(trx, { id: customerId }, [organizationId]))[0];
+  if (!customer) return;
+  await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer) });
+}

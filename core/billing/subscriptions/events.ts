@@ -1,0 +1,40 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../../clock.js';
+import { recordEvent, type WebhookEventType } from '../../webhooks/outbox.js';
+import { announceCustomerState } from '../benefit-grants/service.js';
+import { viewsOf } from './relations.js';
+import type { Subscription } from './schema.js';
+import { serializeSubscription } from './serialize.js';
+
+/**
+ * The webhook events a change of a subscription makes, in Polar's order: subscription.created or .updated,
+ * then what the change means — .active when it starts being paid for, .canceled when it is set to end (or ends
+ * without having been set to), .uncanceled when that is taken back, .revoked when it ends for good.
+ */
+export function eventTypesOf(previous: Subscription | null, next: Subscription): WebhookEventType[] {
+  if (previous === null) return next.status === 'active' ? ['subscription.created', 'subscription.active'] : ['subscription.created'];
+  const types: WebhookEventType[] = ['subscription.updated'];
+  if (next.status === 'active' && previous.status !== 'active') types.push('subscription.active');
+  const ended = next.status === 'canceled' && previous.status !== 'canceled';
+  if ((next.cancelAtPeriodEnd && !previous.cancelAtPeriodEnd) || (ended && !previous.cancelAtPeriodEnd)) types.push('subscription.canceled');
+  if (previous.cancelAtPeriodEnd && !next.cancelAtPeriodEnd && !ended) types.push('subscription.uncanceled');
+  if (ended) types.push('subscription.revoked');
+  return types;
+}
+
+/**
+ * Records the events of a change in its transaction, each carrying the subscription exactly as the API answers
+ * it, and tells the customer-state domain when what the customer is entitled to may have changed.
+ */
+export async function announceChange(trx: Knex.Transaction, clock: Clock, baseUrl: string, previous: Subscription | null, next: Subscription): Promise<void> {
+  const [view] = await viewsOf(trx, [next]);
+  const data = serializeSubscription(view, baseUrl);
+  for (const type of eventTypesOf(previous, next)) await recordEvent(trx, clock, { organizationId: next.organizationId, type, data });
+  const entitlementChanged =
+    previous === null ||
+    previous.status !== next.status ||
+    previous.cancelAtPeriodEnd !== next.cancelAtPeriodEnd ||
+    previous.productId !== next.productId ||
+    previous.currentPeriodEnd.getTime() !== next.currentPeriodEnd.getTime();
+  if (entitlementChanged) await announceCustomerState(trx, clock, next.organizationId, next.customerId);
+}

@@ -1,0 +1,206 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../clock.js';
+import { fromDbInt, fromDbTime, fromDbTimeOrNull, newId, toDbTime } from '../db/columns.js';
+import type { Database, Executor } from '../db/database.js';
+import { CoreError } from '../errors.js';
+import { findCustomers } from '../billing/customers/repository.js';
+import type { Customer } from '../billing/customers/schema.js';
+import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
+import type { SortCriterion } from '../billing/shared/query.js';
+import type { JobHandlers } from '../jobs/jobs.js';
+import { CUSTOMER_REFRESH_JOB, insertSystemEvent, markCustomersDirty } from './events-repository.js';
+import { activeMeters, findMetersByIds } from './meters-repository.js';
+import { customerUsage } from './quantities.js';
+import { METER_CREDITED, METER_RESET, type CustomerMeter, type Meter } from './schema.js';
+
+const TABLE = 'customer_meters';
+/** The meter-credit ledger the benefit-grants domain writes (migration 0016). */
+const CREDITS = 'meter_credits';
+
+function toCustomerMeter(row: Record<string, unknown>): CustomerMeter {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    customerId: String(row.customer_id),
+    meterId: String(row.meter_id),
+    consumedUnits: Number(row.consumed_units),
+    creditedUnits: Number(row.credited_units),
+    balance: Number(row.balance),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+/** Polar's running sum that never goes below zero: a revocation cannot take more than was credited. */
+export function nonNegativeRunningSum(values: Iterable<number>): number {
+  let sum = 0;
+  for (const value of values) sum = Math.max(0, sum + value);
+  return sum;
+}
+
+export interface MeterBalance {
+  consumedUnits: number;
+  creditedUnits: number;
+  balance: number;
+  /** Whether anything (an event or a credit) fell in the current window. */
+  active: boolean;
+}
+
+/**
+ * A customer's standing on a meter now: consumption since the last reset, credits since then (a non-negative
+ * running sum, in ledger order), and the balance credited − consumed.
+ */
+export async function meterBalance(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }): Promise<MeterBalance> {
+  const ledger = await db(CREDITS).where({ customer_id: customer.id, meter_id: meter.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('kind', 'units', 'created_at');
+  let resetAt: Date | undefined;
+  for (const row of ledger) if (row.kind === 'reset') resetAt = fromDbTime(row.created_at);
+  const credits = ledger.filter((row) => row.kind === 'credited' && (!resetAt || fromDbTime(row.created_at) >= resetAt)).map((row) => fromDbInt(row.units));
+  const usage = await customerUsage(db, meter, customer, { ingestedFrom: resetAt?.getTime() });
+  const creditedUnits = nonNegativeRunningSum(credits);
+  return { consumedUnits: usage.quantity, creditedUnits, balance: creditedUnits - usage.quantity, active: usage.events > 0 || credits.length > 0 };
+}
+
+/** Recomputes and stores one customer's meters (a row appears once the customer has used or been credited on a meter). */
+export async function refreshCustomerMeters(trx: Executor, now: Date, customer: Customer): Promise<boolean> {
+  let changed = false;
+  for (const meter of await activeMeters(trx, customer.organizationId)) {
+    const balance = await meterBalance(trx, meter, customer);
+    const existing = await trx(TABLE).where({ customer_id: customer.id, meter_id: meter.id }).first();
+    if (!existing) {
+      if (!balance.active) continue;
+      await trx(TABLE).insert({
+        id: newId(),
+        organization_id: customer.organizationId,
+        customer_id: customer.id,
+        meter_id: meter.id,
+        consumed_units: balance.consumedUnits,
+        credited_units: balance.creditedUnits,
+        balance: balance.balance,
+        created_at: toDbTime(now),
+        modified_at: null,
+      });
+      changed = true;
+    } else if (Number(existing.consumed_units) !== balance.consumedUnits || Number(existing.credited_units) !== balance.creditedUnits) {
+      await trx(TABLE)
+        .where({ id: existing.id })
+        .update({ consumed_units: balance.consumedUnits, credited_units: balance.creditedUnits, balance: balance.balance, modified_at: toDbTime(now) });
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+async function customerOfSubject(db: Executor, organizationId: string, subject: string): Promise<Customer | undefined> {
+  const separator = subject.indexOf(':');
+  if (separator < 0) return (await findCustomers(db, { id: subject }, [organizationId]))[0];
+  return (await findCustomers(db, { externalId: subject.slice(separator + 1) }, [organizationId]))[0];
+}
+
+/** The job that recomputes a customer's meters after an ingest or a credit. */
+export const meteringJobs: JobHandlers = {
+  [CUSTOMER_REFRESH_JOB]: async ({ db, clock }, job) => {
+    await db.transaction(async (trx) => {
+      const customer = await customerOfSubject(trx, job.organizationId, job.subjectId);
+      if (customer) await refreshCustomerMeters(trx, clock.now(), customer);
+    });
+  },
+};
+
+/**
+ * Called in the transaction that records a meter credit or reset (the benefit-grants ledger): writes the
+ * `meter.credited` / `meter.reset` system event Polar shows in the customer's events, and has the customer's
+ * meters recomputed.
+ */
+export async function meterCreditRecorded(
+  trx: Executor,
+  entry: { organizationId: string; customerId: string; meterId: string; kind: 'credited' | 'reset'; units: number; rollover: boolean; at: Date },
+): Promise<void> {
+  const customer = (await findCustomers(trx, { id: entry.customerId }, [entry.organizationId]))[0];
+  await insertSystemEvent(trx, {
+    organizationId: entry.organizationId,
+    customerId: entry.customerId,
+    externalCustomerId: customer?.externalId ?? null,
+    name: entry.kind === 'reset' ? METER_RESET : METER_CREDITED,
+    metadata: entry.kind === 'reset' ? { meter_id: entry.meterId } : { meter_id: entry.meterId, units: entry.units, rollover: entry.rollover },
+    at: entry.at,
+  });
+  await markCustomersDirty(trx, entry.organizationId, [entry.customerId], entry.at);
+}
+
+export interface CustomerMeterView {
+  customerMeter: CustomerMeter;
+  customer: Customer;
+  meter: Meter;
+}
+
+const SORT_COLUMNS: Record<string, string> = {
+  created_at: 'cm.created_at',
+  modified_at: 'cm.modified_at',
+  customer_id: 'cm.customer_id',
+  customer_name: 'c.name',
+  meter_id: 'cm.meter_id',
+  meter_name: 'm.name',
+  consumed_units: 'cm.consumed_units',
+  credited_units: 'cm.credited_units',
+  balance: 'cm.balance',
+};
+
+export interface CustomerMeterFilter {
+  organizationIds: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  meterIds?: readonly string[];
+}
+
+/** Fresh figures for stored rows: a read recomputes what the background refresh may not have caught up with yet. */
+async function views(db: Executor, rows: CustomerMeter[]): Promise<CustomerMeterView[]> {
+  const meters = new Map((await findMetersByIds(db, rows.map((row) => row.meterId))).map((meter) => [meter.id, meter]));
+  const result: CustomerMeterView[] = [];
+  for (const row of rows) {
+    const customer = (await findCustomers(db, { id: row.customerId }, [row.organizationId]))[0];
+    const meter = meters.get(row.meterId);
+    if (!customer || !meter) continue;
+    const balance = await meterBalance(db, meter, customer);
+    result.push({ customerMeter: { ...row, consumedUnits: balance.consumedUnits, creditedUnits: balance.creditedUnits, balance: balance.balance }, customer, meter });
+  }
+  return result;
+}
+
+export async function listCustomerMeters(db: Database, filter: CustomerMeterFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<CustomerMeterView>> {
+  const scoped = () => {
+    const query = db(`${TABLE} as cm`)
+      .join('customers as c', 'c.id', 'cm.customer_id')
+      .join('meters as m', 'm.id', 'cm.meter_id')
+      .whereIn('cm.organization_id', filter.organizationIds)
+      .whereNull('c.deleted_at');
+    if (filter.customerIds) query.whereIn('cm.customer_id', filter.customerIds);
+    if (filter.externalCustomerIds) query.whereIn('c.external_id', filter.externalCustomerIds);
+    // Archived meters are left out unless asked for by id (Polar).
+    if (filter.meterIds) query.whereIn('cm.meter_id', filter.meterIds);
+    else query.whereNull('m.archived_at');
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped().select('cm.*');
+  for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
+  const rows = (await (query.orderBy('cm.id').limit(page.limit).offset(offsetOf(page)) as Knex.QueryBuilder)).map(toCustomerMeter);
+  return { items: await views(db, rows), totalCount: Number(count) };
+}
+
+export async function getCustomerMeter(db: Database, readable: ReadonlySet<string>, id: string): Promise<CustomerMeterView> {
+  const row = await db(TABLE).where({ id }).whereIn('organization_id', [...readable]).first();
+  const [view] = row ? await views(db, [toCustomerMeter(row)]) : [];
+  if (!view) throw new CoreError('not_found', 'CUSTOMER_METER_NOT_FOUND', 'Customer meter not found');
+  return view;
+}
+
+/** A customer's meters on live meters, fresh: what customer state lists as active_meters. */
+export async function activeCustomerMeters(db: Executor, customerId: string): Promise<CustomerMeter[]> {
+  const rows = (await db(`${TABLE} as cm`).join('meters as m', 'm.id', 'cm.meter_id').where('cm.customer_id', customerId).whereNull('m.archived_at').select('cm.*').orderBy('cm.created_at')).map(toCustomerMeter);
+  return (await views(db, rows)).map((view) => view.customerMeter);
+}
+
+/** Has a customer's meters recomputed soon (after a credit recorded outside metering, a customer created with an external id…). */
+export async function scheduleCustomerRefresh(trx: Executor, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+  await markCustomersDirty(trx, organizationId, [customerId], clock.now());
+}

@@ -1,0 +1,231 @@
+import type { Knex } from 'knex';
+import { fromDbInt, fromDbJson, newId, toDbTime } from '../db/columns.js';
+import { dialectOf, type Executor } from '../db/database.js';
+import { whereMetadata } from '../db/sql.js';
+import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
+import type { SortCriterion } from '../billing/shared/query.js';
+import { compileFilter } from './compile.js';
+import type { EventMetadata, Filter, StoredEvent } from './schema.js';
+
+const TABLE = 'events';
+const COLUMNS = ['id', 'organization_id', 'name', 'source', 'timestamp_ms', 'ingested_ms', 'customer_id', 'external_customer_id', 'external_id', 'parent_id', 'metadata'] as const;
+/** Rows per INSERT: 11 bindings each keeps a statement far below both dialects' parameter limits. */
+const ROWS_PER_STATEMENT = 1000;
+
+export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    name: String(row.name),
+    source: row.source === 'system' ? 'system' : 'user',
+    timestamp: new Date(fromDbInt(row.timestamp_ms)),
+    ingestedAt: new Date(fromDbInt(row.ingested_ms)),
+    customerId: (row.customer_id as string | null) ?? null,
+    externalCustomerId: (row.external_customer_id as string | null) ?? null,
+    externalId: (row.external_id as string | null) ?? null,
+    parentId: (row.parent_id as string | null) ?? null,
+    metadata: fromDbJson<EventMetadata>(row.metadata),
+  };
+}
+
+const rowValues = (event: StoredEvent) => [
+  event.id,
+  event.organizationId,
+  event.name,
+  event.source,
+  event.timestamp.getTime(),
+  event.ingestedAt.getTime(),
+  event.customerId,
+  event.externalCustomerId,
+  event.externalId,
+  event.parentId,
+  JSON.stringify(event.metadata),
+];
+
+/**
+ * Inserts events with multi-row INSERTs, skipping those whose (organization, external_id) is already taken
+ * (by a stored event or an earlier one of the same batch). Returns the ids actually inserted.
+ */
+export async function insertEvents(trx: Executor, events: readonly StoredEvent[]): Promise<string[]> {
+  const inserted: string[] = [];
+  const placeholders = `(${COLUMNS.map(() => '?').join(', ')})`;
+  for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
+    const chunk = events.slice(start, start + ROWS_PER_STATEMENT);
+    const sql = `insert into ${TABLE} (${COLUMNS.join(', ')}) values ${chunk.map(() => placeholders).join(', ')} on conflict do nothing returning id`;
+    const result = await trx.raw(sql, chunk.flatMap(rowValues) as Knex.RawBinding[]);
+    const rows: { id: string }[] = Array.isArray(result) ? result : result.rows;
+    for (const row of rows) inserted.push(row.id);
+  }
+  return inserted;
+}
+
+/** Ids of events of the organization among `ids` or with one of the `externalIds` (a parent may be named either way). */
+export async function findEventKeys(db: Executor, organizationId: string, keys: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (keys.length === 0) return found;
+  const rows = await db(TABLE)
+    .where({ organization_id: organizationId })
+    .andWhere((q) => q.whereIn('id', keys).orWhereIn('external_id', keys))
+    .select('id', 'external_id');
+  for (const row of rows) {
+    found.set(row.id, row.id);
+    if (row.external_id) found.set(row.external_id, row.id);
+  }
+  return found;
+}
+
+export async function findEvent(db: Executor, id: string, organizationIds: readonly string[]): Promise<StoredEvent | undefined> {
+  const row = await db(TABLE).where({ id }).whereIn('organization_id', organizationIds).first();
+  return row ? toStoredEvent(row) : undefined;
+}
+
+export interface EventFilter {
+  organizationIds: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  names?: readonly string[];
+  sources?: readonly string[];
+  start?: Date;
+  end?: Date;
+  /** Only the events this meter counts (its filter), user events alone. */
+  meterFilter?: Filter;
+  parentId?: string;
+  /** Only top-level events (depth 0), when no parent is given. */
+  topLevel?: boolean;
+  query?: string;
+  metadata?: Record<string, string[]>;
+}
+
+function applyFilter(db: Executor, query: Knex.QueryBuilder, filter: EventFilter) {
+  query.whereIn('e.organization_id', filter.organizationIds);
+  if (filter.customerIds || filter.externalCustomerIds) {
+    const ids = filter.customerIds ?? [];
+    const external = filter.externalCustomerIds ?? [];
+    query.andWhere((q) => {
+      q.whereIn('e.customer_id', ids).orWhereIn('e.external_customer_id', external);
+      // A customer's events include those sent with its external id.
+      if (ids.length) q.orWhereIn('e.external_customer_id', db('customers').whereIn('id', ids).whereNotNull('external_id').select('external_id'));
+    });
+  }
+  if (filter.names) query.whereIn('e.name', filter.names);
+  if (filter.sources) query.whereIn('e.source', filter.sources);
+  if (filter.start) query.where('e.timestamp_ms', '>=', filter.start.getTime());
+  if (filter.end) query.where('e.timestamp_ms', '<=', filter.end.getTime());
+  if (filter.parentId) query.where('e.parent_id', filter.parentId);
+  else if (filter.topLevel) query.whereNull('e.parent_id');
+  if (filter.query) query.whereRaw("lower(e.name) like ? escape '\\'", [`%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  if (filter.meterFilter) {
+    const compiled = compileFilter(dialectOf(db), filter.meterFilter, 'e');
+    query.where('e.source', 'user').whereRaw(compiled.sql, compiled.bindings as Knex.RawBinding[]);
+  }
+  if (filter.metadata && Object.keys(filter.metadata).length) whereMetadata(query, 'e.metadata', dialectOf(db) === 'postgres', filter.metadata);
+}
+
+export async function listEvents(db: Executor, filter: EventFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<StoredEvent>> {
+  const scoped = () => {
+    const query = db(`${TABLE} as e`);
+    applyFilter(db, query, filter);
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped().select('e.*');
+  for (const { column, order } of sorting) if (column === 'timestamp') query.orderBy('e.timestamp_ms', order);
+  const rows = await query.orderBy('e.id').limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toStoredEvent), totalCount: Number(count) };
+}
+
+/** How many direct children each event has. */
+export async function childCounts(db: Executor, ids: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (ids.length === 0) return counts;
+  const rows = await db(TABLE).whereIn('parent_id', ids).groupBy('parent_id').select('parent_id', db.raw('count(*) as n'));
+  for (const row of rows) counts.set(String(row.parent_id), Number(row.n));
+  return counts;
+}
+
+export interface EventName {
+  name: string;
+  source: 'user' | 'system';
+  occurrences: number;
+  firstSeen: Date;
+  lastSeen: Date;
+}
+
+const NAME_SORT: Record<string, string> = { name: 'name', occurrences: 'occurrences', first_seen: 'first_seen', last_seen: 'last_seen' };
+
+/** The distinct event names, with how often and when they were seen. */
+export async function listEventNames(db: Executor, filter: EventFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<EventName>> {
+  const grouped = () => {
+    const query = db(`${TABLE} as e`);
+    applyFilter(db, query, filter);
+    return query
+      .groupBy('e.name', 'e.source')
+      .select('e.name as name', 'e.source as source', db.raw('count(*) as occurrences'), db.raw('min(e.timestamp_ms) as first_seen'), db.raw('max(e.timestamp_ms) as last_seen'));
+  };
+  const [{ count }] = await db.from(grouped().as('g')).count<{ count: number | string }[]>({ count: '*' });
+  const query = db.from(grouped().as('g')).select('*');
+  for (const { column, order } of sorting) if (NAME_SORT[column]) query.orderBy(NAME_SORT[column], order);
+  const rows = await query.orderBy('name').orderBy('source').limit(page.limit).offset(offsetOf(page));
+  return {
+    items: rows.map((row) => ({
+      name: String(row.name),
+      source: row.source === 'system' ? 'system' : 'user',
+      occurrences: fromDbInt(row.occurrences),
+      firstSeen: new Date(fromDbInt(row.first_seen)),
+      lastSeen: new Date(fromDbInt(row.last_seen)),
+    })),
+    totalCount: Number(count),
+  };
+}
+
+/** A system event (meter.credited, meter.reset) for one customer. */
+export async function insertSystemEvent(
+  trx: Executor,
+  event: { organizationId: string; customerId: string; externalCustomerId: string | null; name: string; metadata: EventMetadata; at: Date },
+): Promise<StoredEvent> {
+  const stored: StoredEvent = {
+    id: newId(),
+    organizationId: event.organizationId,
+    name: event.name,
+    source: 'system',
+    timestamp: event.at,
+    ingestedAt: event.at,
+    customerId: event.customerId,
+    externalCustomerId: event.externalCustomerId,
+    externalId: null,
+    parentId: null,
+    metadata: event.metadata,
+  };
+  await insertEvents(trx, [stored]);
+  return stored;
+}
+
+export const CUSTOMER_REFRESH_JOB = 'metering.refresh_customer';
+
+/**
+ * Marks customers whose meters need recomputing after an ingest: one job per customer (subject: the customer id,
+ * or `<organization>:<external id>` when only that is known), due shortly. Existing jobs are left as they are, so
+ * steady ingestion cannot keep pushing a refresh back. Written here rather than through scheduleJob, which
+ * reschedules, and one row at a time.
+ */
+export async function markCustomersDirty(trx: Executor, organizationId: string, subjects: readonly string[], runAt: Date): Promise<void> {
+  if (subjects.length === 0) return;
+  const created = toDbTime(new Date());
+  await trx('jobs')
+    .insert(
+      subjects.map((subject) => ({
+        id: newId(),
+        organization_id: organizationId,
+        kind: CUSTOMER_REFRESH_JOB,
+        subject_id: subject,
+        run_at_ms: runAt.getTime(),
+        attempts: 0,
+        locked_by: null,
+        locked_until_ms: null,
+        last_error: null,
+        created_at: created,
+      })),
+    )
+    .onConflict(['kind', 'subject_id'])
+    .ignore();
+}

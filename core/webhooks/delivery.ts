@@ -1,0 +1,157 @@
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { renderPayload } from './formats.js';
+import {
+  claimDueDelivery,
+  countFailedEvent,
+  disableEndpoint,
+  endpointsOf,
+  insertDelivery,
+  lockUnfannedEvents,
+  markFannedOut,
+  organizationNames,
+  queueEndpointEvents,
+  resetFailures,
+  settleEndpointEvent,
+  skipPendingEvents,
+  releaseClaim,
+  type ClaimedDelivery,
+} from './repository.js';
+import { sendWebhook, type SendResult } from './send.js';
+import { signWebhook } from './signing.js';
+
+/** Attempts per event before it counts as failed (the first send included). */
+export const MAX_ATTEMPTS = 10;
+/** Events in a row that failed every attempt before the endpoint is disabled. */
+export const DISABLE_AFTER_FAILED_EVENTS = 10;
+/** The longest wait between two attempts. */
+export const MAX_RETRY_DELAY_MS = 20 * 60 * 1000;
+export const DEFAULT_RETRY_BASE_MS = 2000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface DeliverySettings {
+  /** Deliver to loopback, private and link-local addresses too (TILL_WEBHOOKS_ALLOW_PRIVATE=1). */
+  allowPrivate: boolean;
+  /** One attempt's time limit, connection to last byte (TILL_WEBHOOKS_TIMEOUT_MS, 10 s). */
+  timeoutMs: number;
+  /** The wait after the first failed attempt; it doubles per attempt (TILL_WEBHOOKS_RETRY_BASE_MS, 2 s). */
+  retryBaseMs: number;
+  /** The user-agent header of every request. */
+  userAgent: string;
+}
+
+/**
+ * The wait before attempt `attempt + 1` after attempt `attempt` failed: base × 2^(attempt−1), at most 20 minutes,
+ * spread ±20 % so endpoints that failed together are not retried together. With the 2 s base: 2, 4, 8, 16, 32,
+ * 64, 128, 256 and 512 s between the ten attempts (about 17 minutes in all).
+ */
+export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const delay = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS);
+  return Math.round(delay * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Copies outbox events to the endpoints that take them (live, subscribed to the type, created no later than
+ * the event), rendering each body in the endpoint's format, and marks the events fanned out — all in one
+ * transaction, so a crash leaves an event either untouched or fully queued. Answers how many events it took.
+ */
+export async function fanOutEvents(db: Database, clock: Clock, limit = 200): Promise<number> {
+  return db.transaction(async (trx) => {
+    const events = await lockUnfannedEvents(trx, limit);
+    if (!events.length) return 0;
+    const organizationIds = [...new Set(events.map((e) => e.organizationId))];
+    const endpoints = await endpointsOf(trx, organizationIds);
+    const names = endpoints.length ? await organizationNames(trx, organizationIds) : new Map<string, string>();
+    const now = clock.now();
+    const items = events.flatMap((event) =>
+      endpoints
+        .filter((e) => e.organizationId === event.organizationId && e.events.includes(event.type) && e.createdAt.getTime() <= event.createdAt.getTime())
+        .map((endpoint) => ({
+          endpointId: endpoint.id,
+          event,
+          payload: renderPayload(endpoint.format, event.payload, names.get(event.organizationId) ?? event.organizationId),
+          status: endpoint.enabled ? ('pending' as const) : ('skipped' as const),
+        })),
+    );
+    // Many rows at once would pass SQLite's bound-parameter limit; a few hundred per statement is safe.
+    for (let i = 0; i < items.length; i += 50) await queueEndpointEvents(trx, items.slice(i, i + 50), now);
+    await markFannedOut(trx, events.map((e) => e.seq), now.getTime());
+    return events.length;
+  });
+}
+
+/** Signs and sends one claimed event to its endpoint (the signature is made now: the timestamp is this attempt's). */
+export function attempt(claimed: ClaimedDelivery, clock: Clock, settings: DeliverySettings, signal?: AbortSignal): Promise<SendResult> {
+  const { event, endpoint } = claimed;
+  const headers = {
+    ...signWebhook(endpoint.secret, { id: event.id, timestamp: clock.now(), body: event.payload }),
+    'content-type': 'application/json',
+    'user-agent': settings.userAgent,
+  };
+  return sendWebhook({ url: endpoint.url, body: event.payload, headers }, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate, signal });
+}
+
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 'lost';
+
+/**
+ * Records an attempt and moves the event on, in one transaction: succeeded; pending again after the backoff;
+ * or failed after the last attempt, which lengthens the endpoint's run of failed events and, at the limit,
+ * disables the endpoint and marks its pending events skipped. The attempt row is written even when the claim
+ * was lost meanwhile (the request did go out); the event's state is then left to the claim's new holder.
+ */
+export async function recordAttempt(db: Database, clock: Clock, claimed: ClaimedDelivery, result: SendResult, settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome> {
+  const { event, endpoint, token } = claimed;
+  const attempts = event.attempts + 1;
+  const now = clock.now();
+  return db.transaction(async (trx) => {
+    await insertDelivery(trx, {
+      endpointId: endpoint.id,
+      endpointEventId: event.rowId,
+      eventId: event.id,
+      organizationId: event.organizationId,
+      attempt: attempts,
+      succeeded: result.succeeded,
+      httpCode: result.httpCode,
+      response: result.response,
+      durationMs: result.durationMs,
+      createdAt: now,
+    });
+    const claim = { rowId: event.rowId, token };
+    if (result.succeeded) {
+      if (!(await settleEndpointEvent(trx, claim, { status: 'succeeded', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
+      await resetFailures(trx, endpoint.id);
+      return 'succeeded';
+    }
+    if (attempts < MAX_ATTEMPTS) {
+      const next = now.getTime() + retryDelayMs(attempts, settings.retryBaseMs);
+      return (await settleEndpointEvent(trx, claim, { status: 'pending', attempts, nextAttemptAtMs: next, lastHttpCode: result.httpCode, at: now })) ? 'retrying' : 'lost';
+    }
+    if (!(await settleEndpointEvent(trx, claim, { status: 'failed', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
+    const run = await countFailedEvent(trx, endpoint.id);
+    if (run < DISABLE_AFTER_FAILED_EVENTS) return 'failed';
+    const reason = `Disabled after ${run} events in a row failed all ${MAX_ATTEMPTS} delivery attempts (last: ${result.httpCode ?? result.response ?? 'no answer'}). Pending events were marked skipped; fix the endpoint, enable it, then redeliver them.`;
+    if (await disableEndpoint(trx, endpoint.id, reason.slice(0, 1000), now)) await skipPendingEvents(trx, endpoint.id, now);
+    return 'disabled';
+  });
+}
+
+/**
+ * How long a claim holds before another worker may take the attempt over (its holder died): twice one attempt's
+ * time limit plus 5 s, room enough to send and record it.
+ */
+export const leaseMs = (settings: Pick<DeliverySettings, 'timeoutMs'>) => settings.timeoutMs * 2 + 5000;
+
+/**
+ * Claims, sends and records one due attempt; undefined when nothing is due. When `signal` aborts mid-send
+ * (the daemon is stopping) the claim is released unrecorded, and the event goes out again from the next start.
+ */
+export async function deliverNext(db: Database, clock: Clock, settings: DeliverySettings, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
+  const claimed = await claimDueDelivery(db, clock.now().getTime(), leaseMs(settings));
+  if (!claimed) return undefined;
+  const result = await attempt(claimed, clock, settings, signal);
+  if (signal?.aborted) {
+    await releaseClaim(db, claimed.event.rowId, claimed.token);
+    return 'lost';
+  }
+  return recordAttempt(db, clock, claimed, result, settings);
+}

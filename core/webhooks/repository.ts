@@ -1,0 +1,392 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { dialectOf, type Executor } from '../db/database.js';
+import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, newId, toDbJson, toDbTime, toDbTimeOrNull } from '../db/columns.js';
+import { escapeLike } from '../db/sql.js';
+import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
+import type { EventPayload, WebhookEventType } from './outbox.js';
+import type { EndpointEvent, EndpointEventStatus, WebhookDelivery, WebhookEndpoint, WebhookFormat } from './schema.js';
+
+const ENDPOINTS = 'webhook_endpoints';
+const QUEUE = 'webhook_endpoint_events';
+const DELIVERIES = 'webhook_deliveries';
+const OUTBOX = 'webhook_events';
+
+// ---------------------------------------------------------------------------------------------- endpoints
+
+function toEndpoint(row: Record<string, unknown>): WebhookEndpoint {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    url: String(row.url),
+    name: (row.name as string | null) ?? null,
+    format: row.format as WebhookFormat,
+    secret: String(row.secret),
+    events: fromDbJson<WebhookEventType[]>(row.events),
+    enabled: fromDbBool(row.enabled),
+    consecutiveFailures: fromDbInt(row.consecutive_failures),
+    disabledAt: fromDbTimeOrNull(row.disabled_at),
+    disabledReason: (row.disabled_reason as string | null) ?? null,
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+function endpointRow(endpoint: WebhookEndpoint) {
+  return {
+    url: endpoint.url,
+    name: endpoint.name,
+    format: endpoint.format,
+    secret: endpoint.secret,
+    events: toDbJson(endpoint.events),
+    enabled: endpoint.enabled,
+    consecutive_failures: endpoint.consecutiveFailures,
+    disabled_at: toDbTimeOrNull(endpoint.disabledAt),
+    disabled_reason: endpoint.disabledReason,
+    modified_at: toDbTimeOrNull(endpoint.modifiedAt),
+  };
+}
+
+export async function insertEndpoint(trx: Executor, endpoint: WebhookEndpoint): Promise<void> {
+  await trx(ENDPOINTS).insert({ ...endpointRow(endpoint), id: endpoint.id, organization_id: endpoint.organizationId, created_at: toDbTime(endpoint.createdAt) });
+}
+
+export async function saveEndpoint(trx: Executor, endpoint: WebhookEndpoint): Promise<void> {
+  await trx(ENDPOINTS).where({ id: endpoint.id }).update(endpointRow(endpoint));
+}
+
+/** A live endpoint of one of the organizations; `forUpdate` locks its row on PostgreSQL for the transaction. */
+export async function findEndpoint(db: Executor, id: string, organizationIds: readonly string[], options: { forUpdate?: boolean } = {}): Promise<WebhookEndpoint | undefined> {
+  const query = db(ENDPOINTS).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at').first();
+  if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();
+  const row = await query;
+  return row ? toEndpoint(row) : undefined;
+}
+
+export async function listEndpoints(db: Executor, organizationIds: readonly string[], page: PageQuery): Promise<Page<WebhookEndpoint>> {
+  const scoped = () => db(ENDPOINTS).whereIn('organization_id', organizationIds).whereNull('deleted_at');
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const rows = await scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(offsetOf(page));
+  return { items: rows.map(toEndpoint), totalCount: Number(count) };
+}
+
+export async function softDeleteEndpoint(trx: Executor, id: string, at: Date): Promise<void> {
+  await trx(ENDPOINTS).where({ id }).update({ deleted_at: toDbTime(at), enabled: false });
+}
+
+// ------------------------------------------------------------------------------------ events per endpoint
+
+function toEndpointEvent(row: Record<string, unknown>): EndpointEvent {
+  return {
+    rowId: String(row.id),
+    id: String(row.event_id),
+    endpointId: String(row.endpoint_id),
+    organizationId: String(row.organization_id),
+    seq: fromDbInt(row.event_seq),
+    type: row.type as WebhookEventType,
+    payload: String(row.payload),
+    status: row.status as EndpointEventStatus,
+    attempts: fromDbInt(row.attempts),
+    nextAttemptAt: new Date(fromDbInt(row.next_attempt_at_ms)),
+    lastHttpCode: row.last_http_code === null || row.last_http_code === undefined ? null : fromDbInt(row.last_http_code),
+    createdAt: fromDbTime(row.created_at),
+    modifiedAt: fromDbTimeOrNull(row.modified_at),
+  };
+}
+
+/** An outbox event not yet copied to the endpoints that take it. */
+export interface UnfannedEvent {
+  seq: number;
+  id: string;
+  organizationId: string;
+  type: WebhookEventType;
+  payload: EventPayload;
+  createdAt: Date;
+}
+
+/**
+ * The oldest outbox events not yet fanned out, locked for this transaction on PostgreSQL (SKIP LOCKED: two
+ * daemons fan out disjoint batches).
+ */
+export async function lockUnfannedEvents(trx: Knex.Transaction, limit: number): Promise<UnfannedEvent[]> {
+  const query = trx(OUTBOX).whereNull('fanned_out_at_ms').orderBy('seq').limit(limit);
+  if (dialectOf(trx) === 'postgres') query.forUpdate().skipLocked();
+  const rows = await query;
+  return rows.map((row) => ({
+    seq: fromDbInt(row.seq),
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    type: row.type as WebhookEventType,
+    payload: fromDbJson<EventPayload>(row.payload),
+    createdAt: fromDbTime(row.created_at),
+  }));
+}
+
+export async function markFannedOut(trx: Knex.Transaction, seqs: readonly number[], nowMs: number): Promise<void> {
+  if (seqs.length) await trx(OUTBOX).whereIn('seq', seqs).update({ fanned_out_at_ms: nowMs });
+}
+
+/** Live endpoints of these organizations (enabled or not), for fan-out. */
+export async function endpointsOf(trx: Executor, organizationIds: readonly string[]): Promise<WebhookEndpoint[]> {
+  if (!organizationIds.length) return [];
+  return (await trx(ENDPOINTS).whereIn('organization_id', organizationIds).whereNull('deleted_at')).map(toEndpoint);
+}
+
+export async function organizationNames(trx: Executor, organizationIds: readonly string[]): Promise<Map<string, string>> {
+  if (!organizationIds.length) return new Map();
+  const rows = await trx('organization').whereIn('id', organizationIds).select('id', 'name');
+  return new Map(rows.map((row) => [String(row.id), String(row.name)]));
+}
+
+/** Queues events for endpoints; a pair already queued is left as it is (fan-out may be repeated after a crash). */
+export async function queueEndpointEvents(
+  trx: Executor,
+  items: { endpointId: string; event: UnfannedEvent; payload: string; status: 'pending' | 'skipped' }[],
+  now: Date,
+): Promise<void> {
+  if (!items.length) return;
+  await trx(QUEUE)
+    .insert(
+      items.map((item) => ({
+        id: newId(),
+        endpoint_id: item.endpointId,
+        event_id: item.event.id,
+        event_seq: item.event.seq,
+        organization_id: item.event.organizationId,
+        type: item.event.type,
+        payload: item.payload,
+        status: item.status,
+        attempts: 0,
+        next_attempt_at_ms: now.getTime(),
+        last_http_code: null,
+        locked_by: null,
+        locked_until_ms: null,
+        created_at: toDbTime(now),
+        modified_at: null,
+      })),
+    )
+    .onConflict(['endpoint_id', 'event_id'])
+    .ignore();
+}
+
+/** A claimed attempt: the event, the endpoint it goes to, and the claim token that guards its outcome. */
+export interface ClaimedDelivery {
+  event: EndpointEvent;
+  endpoint: WebhookEndpoint;
+  token: string;
+}
+
+/**
+ * Claims the next attempt that is due: the earliest pending event of an enabled endpoint whose turn it is (no
+ * earlier event of that endpoint still pending, so each endpoint gets its events in order, one at a time).
+ * On PostgreSQL the row is taken FOR UPDATE SKIP LOCKED, so two daemons never claim the same attempt; the
+ * claim then holds for `leaseMs`, after which a worker that died mid-send is replaced.
+ */
+export async function claimDueDelivery(db: Knex, nowMs: number, leaseMs: number): Promise<ClaimedDelivery | undefined> {
+  return db.transaction(async (trx) => {
+    const query = trx(QUEUE)
+      .join(`${ENDPOINTS} as e`, 'e.id', `${QUEUE}.endpoint_id`)
+      .select(`${QUEUE}.*`)
+      .where(`${QUEUE}.status`, 'pending')
+      .where(`${QUEUE}.next_attempt_at_ms`, '<=', nowMs)
+      .where((q) => q.whereNull(`${QUEUE}.locked_until_ms`).orWhere(`${QUEUE}.locked_until_ms`, '<', nowMs))
+      .where('e.enabled', true)
+      .whereNull('e.deleted_at')
+      .whereNotExists((q) =>
+        q
+          .select(trx.raw('1'))
+          .from(`${QUEUE} as earlier`)
+          .whereRaw(`earlier.endpoint_id = ${QUEUE}.endpoint_id`)
+          .where('earlier.status', 'pending')
+          .whereRaw(`earlier.event_seq < ${QUEUE}.event_seq`),
+      )
+      .orderBy([{ column: `${QUEUE}.next_attempt_at_ms` }, { column: `${QUEUE}.event_seq` }])
+      .first();
+    if (dialectOf(trx) === 'postgres') query.forUpdate(QUEUE).skipLocked();
+    const row = await query;
+    if (!row) return undefined;
+    const token = randomUUID();
+    await trx(QUEUE).where({ id: row.id }).update({ locked_by: token, locked_until_ms: nowMs + leaseMs });
+    const endpoint = toEndpoint(await trx(ENDPOINTS).where({ id: row.endpoint_id }).first());
+    return { event: toEndpointEvent(row), endpoint, token };
+  });
+}
+
+/** Lets go of every claim (SQLite at start-up: one daemon per file, so a claim left behind is a dead one's). */
+export async function releaseAllClaims(db: Executor): Promise<number> {
+  return db(QUEUE).whereNotNull('locked_by').where({ status: 'pending' }).update({ locked_by: null, locked_until_ms: null });
+}
+
+/** Lets go of one claim without recording an attempt (the daemon is stopping mid-send). */
+export async function releaseClaim(db: Executor, rowId: string, token: string): Promise<void> {
+  await db(QUEUE).where({ id: rowId, locked_by: token }).update({ locked_by: null, locked_until_ms: null });
+}
+
+export async function insertDelivery(
+  trx: Executor,
+  delivery: { endpointId: string; endpointEventId: string; eventId: string; organizationId: string; attempt: number; succeeded: boolean; httpCode: number | null; response: string | null; durationMs: number; createdAt: Date },
+): Promise<void> {
+  await trx(DELIVERIES).insert({
+    id: newId(),
+    endpoint_id: delivery.endpointId,
+    endpoint_event_id: delivery.endpointEventId,
+    event_id: delivery.eventId,
+    organization_id: delivery.organizationId,
+    attempt: delivery.attempt,
+    succeeded: delivery.succeeded,
+    http_code: delivery.httpCode,
+    response: delivery.response,
+    duration_ms: delivery.durationMs,
+    created_at: toDbTime(delivery.createdAt),
+  });
+}
+
+/**
+ * Writes the outcome of a claimed attempt, guarded by the claim: false (and nothing written) when the claim
+ * was lost meanwhile (its lease ran out and another worker took the event).
+ */
+export async function settleEndpointEvent(
+  trx: Executor,
+  claim: { rowId: string; token: string },
+  outcome: { status: EndpointEventStatus; attempts: number; nextAttemptAtMs: number; lastHttpCode: number | null; at: Date },
+): Promise<boolean> {
+  const count = await trx(QUEUE)
+    .where({ id: claim.rowId, locked_by: claim.token, status: 'pending' })
+    .update({
+      status: outcome.status,
+      attempts: outcome.attempts,
+      next_attempt_at_ms: outcome.nextAttemptAtMs,
+      last_http_code: outcome.lastHttpCode,
+      locked_by: null,
+      locked_until_ms: null,
+      modified_at: toDbTime(outcome.at),
+    });
+  return count > 0;
+}
+
+/** Adds one finally failed event to the endpoint's run and answers the run's length. */
+export async function countFailedEvent(trx: Executor, endpointId: string): Promise<number> {
+  await trx(ENDPOINTS).where({ id: endpointId }).update({ consecutive_failures: trx.raw('consecutive_failures + 1') });
+  const row = await trx(ENDPOINTS).where({ id: endpointId }).first('consecutive_failures');
+  return fromDbInt(row.consecutive_failures);
+}
+
+export async function resetFailures(trx: Executor, endpointId: string): Promise<void> {
+  await trx(ENDPOINTS).where({ id: endpointId }).where('consecutive_failures', '>', 0).update({ consecutive_failures: 0 });
+}
+
+/** Disables an enabled endpoint (guarded: true only for the call that did it). */
+export async function disableEndpoint(trx: Executor, endpointId: string, reason: string, at: Date): Promise<boolean> {
+  const count = await trx(ENDPOINTS)
+    .where({ id: endpointId, enabled: true })
+    .whereNull('deleted_at')
+    .update({ enabled: false, disabled_at: toDbTime(at), disabled_reason: reason, modified_at: toDbTime(at) });
+  return count > 0;
+}
+
+/** Marks an endpoint's pending events skipped (it was disabled or deleted); they stay, to be redelivered. */
+export async function skipPendingEvents(trx: Executor, endpointId: string, at: Date): Promise<number> {
+  return trx(QUEUE)
+    .where({ endpoint_id: endpointId, status: 'pending' })
+    .update({ status: 'skipped', locked_by: null, locked_until_ms: null, modified_at: toDbTime(at) });
+}
+
+/** The rows of one event, for the endpoints given (all of them when `endpointIds` is undefined). */
+export async function findEndpointEvents(db: Executor, eventId: string, endpointIds: readonly string[]): Promise<EndpointEvent[]> {
+  if (!endpointIds.length) return [];
+  return (await db(QUEUE).where({ event_id: eventId }).whereIn('endpoint_id', endpointIds)).map(toEndpointEvent);
+}
+
+/** Puts an event back in its endpoint's queue, due now, with a fresh run of attempts. */
+export async function requeueEndpointEvent(trx: Executor, rowId: string, now: Date): Promise<void> {
+  await trx(QUEUE).where({ id: rowId }).update({
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at_ms: now.getTime(),
+    locked_by: null,
+    locked_until_ms: null,
+    modified_at: toDbTime(now),
+  });
+}
+
+/** An outbox event by id, within these organizations. */
+export async function findOutboxEvent(db: Executor, eventId: string, organizationIds: readonly string[]): Promise<UnfannedEvent | undefined> {
+  if (!organizationIds.length) return undefined;
+  const row = await db(OUTBOX).where({ id: eventId }).whereIn('organization_id', organizationIds).first();
+  return row
+    ? { seq: fromDbInt(row.seq), id: String(row.id), organizationId: String(row.organization_id), type: row.type as WebhookEventType, payload: fromDbJson<EventPayload>(row.payload), createdAt: fromDbTime(row.created_at) }
+    : undefined;
+}
+
+// --------------------------------------------------------------------------------------------- deliveries
+
+export interface DeliveryFilter {
+  organizationIds: readonly string[];
+  endpointIds?: readonly string[];
+  start?: Date;
+  end?: Date;
+  succeeded?: boolean;
+  query?: string;
+  httpCodeClass?: '2xx' | '3xx' | '4xx' | '5xx';
+  eventTypes?: readonly string[];
+}
+
+/** Attempts, newest first, each with the event it carried. */
+export async function listDeliveries(db: Executor, filter: DeliveryFilter, page: PageQuery): Promise<Page<WebhookDelivery>> {
+  const scoped = () => {
+    const query = db(`${DELIVERIES} as d`).join(`${QUEUE} as q`, 'q.id', 'd.endpoint_event_id').whereIn('d.organization_id', filter.organizationIds);
+    if (filter.endpointIds) query.whereIn('d.endpoint_id', filter.endpointIds);
+    if (filter.start) query.where('d.created_at', '>=', toDbTime(filter.start));
+    if (filter.end) query.where('d.created_at', '<=', toDbTime(filter.end));
+    if (filter.succeeded !== undefined) query.where('d.succeeded', filter.succeeded);
+    if (filter.httpCodeClass) {
+      const floor = Number(filter.httpCodeClass[0]) * 100;
+      query.where('d.http_code', '>=', floor).where('d.http_code', '<', floor + 100);
+    }
+    if (filter.eventTypes) query.whereIn('q.type', filter.eventTypes);
+    if (filter.query) {
+      const pattern = `%${escapeLike(filter.query.toLowerCase())}%`;
+      query.where((q) =>
+        q
+          .whereRaw("lower(d.response) like ? escape '\\'", [pattern])
+          .orWhereRaw("lower(q.payload) like ? escape '\\'", [pattern])
+          .orWhere('d.event_id', filter.query!),
+      );
+    }
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const rows = await scoped()
+    .select('d.*', 'q.id as q_id', 'q.event_id as q_event_id', 'q.endpoint_id as q_endpoint_id', 'q.organization_id as q_organization_id', 'q.event_seq', 'q.type', 'q.payload', 'q.status', 'q.attempts', 'q.next_attempt_at_ms', 'q.last_http_code', 'q.created_at as q_created_at', 'q.modified_at as q_modified_at')
+    .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
+    .limit(page.limit)
+    .offset(offsetOf(page));
+  return {
+    items: rows.map((row) => ({
+      id: String(row.id),
+      endpointId: String(row.endpoint_id),
+      organizationId: String(row.organization_id),
+      attempt: fromDbInt(row.attempt),
+      succeeded: fromDbBool(row.succeeded),
+      httpCode: row.http_code === null ? null : fromDbInt(row.http_code),
+      response: row.response ?? null,
+      durationMs: fromDbInt(row.duration_ms),
+      createdAt: fromDbTime(row.created_at),
+      event: toEndpointEvent({
+        ...row,
+        id: row.q_id,
+        event_id: row.q_event_id,
+        endpoint_id: row.q_endpoint_id,
+        organization_id: row.q_organization_id,
+        created_at: row.q_created_at,
+        modified_at: row.q_modified_at,
+      }),
+    })),
+    totalCount: Number(count),
+  };
+}
+
+/** An endpoint's events in queue order (tests, and `till webhooks` views of what is waiting). */
+export async function listEndpointEvents(db: Executor, endpointId: string): Promise<EndpointEvent[]> {
+  return (await db(QUEUE).where({ endpoint_id: endpointId }).orderBy('event_seq')).map(toEndpointEvent);
+}

@@ -1,0 +1,56 @@
+import { recurrenceSuffix, trialText } from '../describe.js';
+import { formatMoney } from '../money.js';
+
+export interface AmountsProps {
+  currency: string;
+  subtotal: number;
+  discount: number;
+  /** null: not known yet (no billing country). */
+  tax: number | null;
+  total: number;
+  discountLabel?: string;
+  /** For a subscription: the interval, and a trial before the first charge. */
+  product?: Parameters<typeof recurrenceSuffix>[0];
+  trial?: ReturnType<typeof trialText>;
+  caption: string;
+}
+
+/** Subtotal, discount, tax and total, in the checkout's currency; the total row is the one a customer pays. */
+export function Amounts({ currency, subtotal, discount, tax, total, discountLabel, product, trial, caption }: AmountsProps) {
+  const money = (amount: number) => formatMoney(amount, currency);
+  const suffix = recurrenceSuffix(product ?? null);
+  return (
+    <table className="amounts">
+      <caption className="visually-hidden">{caption}</caption>
+      <tbody>
+        <tr>
+          <th scope="row">Subtotal</th>
+          <td data-amount="subtotal">{money(subtotal)}</td>
+        </tr>
+        {discount > 0 ? (
+          <tr>
+            <th scope="row">Discount{discountLabel ? ` (${discountLabel})` : ''}</th>
+            <td data-amount="discount">−{money(discount)}</td>
+          </tr>
+        ) : null}
+        <tr>
+          <th scope="row">Tax</th>
+          <td data-amount="tax">{tax === null ? <span className="muted">Calculated from your country</span> : money(tax)}</td>
+        </tr>
+        <tr className="total">
+          <th scope="row">{trial ? 'Total after the trial' : 'Total'}</th>
+          <td data-amount="total">
+            {money(total)}
+            {suffix ? <span className="muted small">{suffix}</span> : null}
+          </td>
+        </tr>
+        {trial ? (
+          <tr>
+            <th scope="row">Due today</th>
+            <td data-amount="due">{money(0)}</td>
+          </tr>
+        ) : null}
+      </tbody>
+    </table>
+  );
+}

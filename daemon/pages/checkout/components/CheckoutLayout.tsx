@@ -1,0 +1,50 @@
+import type { ReactNode } from 'react';
+import { STYLESHEET_PATH } from '../../stylesheet.js';
+import { CHECKOUT_STYLESHEET_PATH } from '../stylesheet.js';
+
+export interface CheckoutLayoutProps {
+  /** The page's one heading, also its title. */
+  title: string;
+  /** The seller the customer is buying from, shown instead of Till's own header. */
+  seller?: string;
+  /** Shown as a badge: no real money moves. */
+  sandbox?: boolean;
+  /** Sends the browser on after a few seconds (the success URL); a link on the page does the same. */
+  refreshTo?: { url: string; seconds: number };
+  children: ReactNode;
+}
+
+/** The document around the checkout pages: the seller's name, not Till's navigation; the customer is not a Till user. */
+export function CheckoutLayout({ title, seller, sandbox, refreshTo, children }: CheckoutLayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {/* A meta refresh, not a redirect: CSP form-action would stop a form post redirecting to another site. */}
+        {refreshTo ? <meta httpEquiv="refresh" content={`${refreshTo.seconds}; url=${refreshTo.url}`} /> : null}
+        <meta name="robots" content="noindex" />
+        <title>{seller ? `${title} · ${seller}` : title}</title>
+        <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <link rel="stylesheet" href={CHECKOUT_STYLESHEET_PATH} />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="checkout-header">
+          <span className="seller">{seller ?? 'Checkout'}</span>
+          {sandbox ? (
+            <span className="mode" title="Test mode: no real payment is made">
+              Sandbox
+            </span>
+          ) : null}
+        </header>
+        <main id="main" className="checkout">
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

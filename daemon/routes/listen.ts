@@ -1,0 +1,122 @@
+import { Router, type Request, type Response } from 'express';
+import { CoreError } from '../../core/errors.js';
+import { eventSeq, eventsAfter, type SequencedEvent } from '../../core/webhooks/outbox.js';
+import { eventHub } from '../../core/webhooks/stream.js';
+import { renderPayload } from '../../core/webhooks/formats.js';
+import type { V1Deps } from '../http/v1/deps.js';
+import { resolvePrincipal } from '../http/v1/principal.js';
+import { requireScope } from '../http/v1/route.js';
+
+/** Scopes that let a caller follow an organization's events (the same ones that read its webhooks). */
+export const LISTEN_SCOPES = ['webhooks:read', 'webhooks:write'] as const;
+export const LISTEN_PATH = '/v1/cli/listen/:organization_id';
+
+/** Most events a reconnecting client is sent to catch up; past that it is told it missed some. */
+export const MAX_REPLAY = 10_000;
+/** What an EventSource waits before reconnecting, in ms. */
+const RETRY_MS = 2000;
+
+/** One SSE message. `data` is the webhook body exactly as a delivery sends it (JSON on one line). */
+export const sseEvent = (event: SequencedEvent) => `id: ${event.id}\nevent: ${event.payload.type}\ndata: ${webhookBody(event)}\n\n`;
+
+/** The raw-format webhook body, rendered as the delivery worker renders it, so both send the same bytes. */
+const webhookBody = ({ payload }: SequencedEvent) => renderPayload('raw', payload, '');
+const sseNotice = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * `GET /v1/cli/listen/{organization_id}` (the path Polar's CLI uses): server-sent events of the organization's
+ * events as they commit. Each carries the event id as its SSE id, so a client reconnecting with `Last-Event-ID`
+ * (or `?last_event_id=`) first gets everything after it that the outbox still holds. After any catch-up a
+ * `ready` event says the stream is live; comment lines every heartbeat keep proxies from closing it.
+ */
+export function listenRouter(deps: V1Deps): Router {
+  const router = Router();
+  router.get(LISTEN_PATH, async (req, res, next) => {
+    try {
+      const principal = await resolvePrincipal(req, deps);
+      const organizationId = String(req.params.organization_id);
+      requireScope(principal, LISTEN_SCOPES, organizationId);
+      const lastEventId = lastEventIdOf(req);
+      await stream(req, res, deps, organizationId, lastEventId);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
+
+function lastEventIdOf(req: Request): string | undefined {
+  const header = req.headers['last-event-id'];
+  const query = req.query.last_event_id;
+  const value = (typeof header === 'string' ? header : undefined) ?? (typeof query === 'string' ? query : undefined);
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value.length > 200) throw new CoreError('invalid', 'INVALID_LAST_EVENT_ID', 'Last-Event-ID is too long', [{ loc: ['header', 'last-event-id'], msg: 'At most 200 characters', type: 'string_too_long' }]);
+  return value.trim();
+}
+
+async function stream(req: Request, res: Response, deps: V1Deps, organizationId: string, lastEventId: string | undefined) {
+  const hub = eventHub(deps.db);
+  await hub.ready();
+  // Where a reconnecting client left off; checked before the stream opens, so a bad id is still a plain error.
+  const resumeSeq = lastEventId === undefined ? undefined : await eventSeq(deps.db, organizationId, lastEventId);
+
+  let open = true;
+  let live = false;
+  const sent = new Set<number>();
+  const held: SequencedEvent[] = [];
+  let upTo = 0;
+  const send = (event: SequencedEvent) => {
+    if (!open) return;
+    // Only a hole filled late can come both from the replay and from the hub; later events come once.
+    if (event.seq <= upTo) {
+      if (sent.has(event.seq)) return;
+      sent.add(event.seq);
+    }
+    res.write(sseEvent(event));
+  };
+  const unsubscribe = hub.subscribe(
+    organizationId,
+    (event) => (live ? send(event) : held.push(event)),
+    () => finish(),
+  );
+  upTo = hub.position();
+  const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), hub.settings.heartbeatMs);
+  heartbeat.unref();
+  function finish() {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    unsubscribe();
+    res.end();
+  }
+  req.on('close', finish);
+  res.on('error', finish);
+
+  res.status(200);
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-cache, no-transform');
+  res.setHeader('connection', 'keep-alive');
+  // nginx buffers responses unless told not to.
+  res.setHeader('x-accel-buffering', 'no');
+  res.flushHeaders();
+  res.write(`retry: ${RETRY_MS}\n\n`);
+
+  let replayed = 0;
+  if (lastEventId !== undefined && resumeSeq === undefined) {
+    res.write(sseNotice('gap', { last_event_id: lastEventId, message: 'That event is no longer held (or is not one of this organization): events before now may have been missed.' }));
+  } else if (resumeSeq !== undefined) {
+    let after = resumeSeq;
+    while (open && replayed < MAX_REPLAY) {
+      const batch = (await eventsAfter(deps.db, { afterSeq: after, organizationId, limit: 500 })).filter((event) => event.seq <= upTo);
+      if (batch.length === 0) break;
+      for (const event of batch) send(event);
+      replayed += batch.length;
+      after = batch[batch.length - 1].seq;
+    }
+    if (replayed >= MAX_REPLAY) res.write(sseNotice('gap', { last_event_id: lastEventId, message: `More than ${MAX_REPLAY} events were missed; only the first ${MAX_REPLAY} were sent.` }));
+  }
+  if (!open) return;
+  live = true;
+  for (const event of held.splice(0)) send(event);
+  res.write(sseNotice('ready', { organization_id: organizationId, replayed }));
+}

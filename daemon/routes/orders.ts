@@ -1,0 +1,138 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { Text } from '../../core/billing/customers/address.js';
+import { generateInvoice, invoiceData, invoiceLink, renderInvoicePdf, verifyInvoiceSignature } from '../../core/billing/orders/invoice.js';
+import { ORDER_SORTING, OrderUpdate } from '../../core/billing/orders/schema.js';
+import { getOrder, listOrders, serializeOrderView, updateOrder, type Access } from '../../core/billing/orders/service.js';
+import { metadataFilters } from '../../core/billing/shared/metadata.js';
+import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
+import type { Principal } from '../../core/billing/shared/principal.js';
+import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
+import { CoreError } from '../../core/errors.js';
+import { parseInput } from '../http/validate.js';
+import type { V1Deps } from '../http/v1/deps.js';
+import { resolvePrincipal } from '../http/v1/principal.js';
+import { defineRoute, organizationsWith, requireScope } from '../http/v1/route.js';
+
+const READ = ['orders:read', 'orders:write'] as const;
+const WRITE = ['orders:write'] as const;
+const TAG = 'orders';
+
+const access = (principal: Principal): Access => ({ read: organizationsWith(principal, READ), write: organizationsWith(principal, WRITE) });
+const IdParams = z.object({ id: Text.min(1) });
+const Ids = oneOrMany(Text.min(1)).optional();
+const MetadataQuery = z.record(z.string(), z.array(Text));
+const secretOf = async (deps: V1Deps) => (await deps.auth.$context).secret;
+
+export const orderRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/orders',
+    operationId: 'orders:list',
+    summary: 'List orders',
+    tag: TAG,
+    scopes: READ,
+    query: PageQuery.extend({
+      organization_id: Ids,
+      product_id: Ids,
+      product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
+      discount_id: Ids,
+      customer_id: Ids,
+      external_customer_id: Ids,
+      checkout_id: Ids,
+      subscription_id: Ids,
+      sorting: sortingQuery(ORDER_SORTING).default(['-created_at']),
+    }),
+    handler: async ({ principal, query, rawQuery, deps }) => {
+      const readable = organizationsWith(principal, READ);
+      const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
+      const metadata = parseInput(MetadataQuery, metadataFilters(rawQuery), 'query');
+      const filter = {
+        organizationIds,
+        productIds: query.product_id,
+        productPriceTypes: query.product_billing_type,
+        discountIds: query.discount_id,
+        customerIds: query.customer_id,
+        externalCustomerIds: query.external_customer_id,
+        checkoutIds: query.checkout_id,
+        subscriptionIds: query.subscription_id,
+        metadata,
+      };
+      const page = await listOrders(deps.db, filter, toSortCriteria(query.sorting), query);
+      return listResource(page, query, serializeOrderView);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/orders/:id',
+    operationId: 'orders:get',
+    summary: 'Get an order',
+    tag: TAG,
+    scopes: READ,
+    params: IdParams,
+    handler: async ({ principal, params, deps }) => serializeOrderView(await getOrder(deps.db, organizationsWith(principal, READ), params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/v1/orders/:id',
+    operationId: 'orders:update',
+    summary: 'Update an order’s billing name and address (what its invoice shows; emits order.updated)',
+    tag: TAG,
+    scopes: WRITE,
+    params: IdParams,
+    body: OrderUpdate,
+    handler: async ({ principal, params, body, deps }) => serializeOrderView(await updateOrder(deps.db, deps.clock, access(principal), params.id, body)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/orders/:id/invoice',
+    operationId: 'orders:invoice',
+    summary: 'Get a link to the order’s invoice PDF, valid for an hour (generated on first ask)',
+    tag: TAG,
+    scopes: READ,
+    params: IdParams,
+    handler: async ({ principal, params, deps }) =>
+      invoiceLink(deps.db, deps.clock, access(principal), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() }),
+  }),
+];
+
+/**
+ * The invoice routes outside the JSON answers of defineRoute: `POST /v1/orders/{id}/invoice` answers 202 as
+ * Polar does, and the PDF itself is served at the signed link that `GET /v1/orders/{id}/invoice` hands out.
+ */
+export function invoiceRouter(deps: V1Deps): Router {
+  const router = Router();
+
+  const generate: RequestHandler = async (req, res, next) => {
+    try {
+      const principal = await resolvePrincipal(req, deps);
+      if (principal.kind === 'organization_token') requireScope(principal, WRITE);
+      const { id } = parseInput(IdParams, req.params, 'path');
+      await generateInvoice(deps.db, deps.clock, access(principal), id);
+      res.status(202).json(null);
+    } catch (error) {
+      next(error);
+    }
+  };
+  router.post('/v1/orders/:id/invoice', generate);
+
+  router.get('/v1/orders/:id/invoice.pdf', async (req, res, next) => {
+    try {
+      const expires = typeof req.query.expires === 'string' ? req.query.expires : '';
+      const signature = typeof req.query.signature === 'string' ? req.query.signature : '';
+      if (!verifyInvoiceSignature(await secretOf(deps), req.params.id, expires, signature, deps.clock.now())) {
+        throw new CoreError('forbidden', 'INVALID_INVOICE_LINK', 'This invoice link is invalid or has expired: ask GET /v1/orders/{id}/invoice for a new one');
+      }
+      const data = await invoiceData(deps.db, req.params.id);
+      const pdf = await renderInvoicePdf(data);
+      res.setHeader('Content-Type', 'application/pdf');
+      res.setHeader('Content-Length', String(pdf.length));
+      res.setHeader('Content-Disposition', `inline; filename="Invoice-${data.invoiceNumber}.pdf"`);
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.status(200).end(pdf);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}

@@ -1,6 +1,7 @@
 /** What kind of expected failure happened; the daemon maps each kind to one HTTP status. */
 export type ErrorKind =
   | 'invalid'
+  | 'bad_request'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'

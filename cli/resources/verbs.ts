@@ -2,11 +2,17 @@ import type { Command as Commander } from 'commander';
 import type { UploadOptions } from '../commands/files/upload.js';
 import type { UseOptions } from '../commands/orgs/use.js';
 import type { InvoiceOptions } from '../commands/orders/invoice.js';
+import type { OpenOptions } from '../commands/checkouts/open.js';
 import type { RefundOptions } from '../commands/refunds/create.js';
 import type { ActivateOptions, DeactivateOptions, ValidateOptions } from '../commands/license-keys/keys.js';
 import type { StateOptions } from '../commands/customers/state.js';
 import type { LifecycleOptions } from '../commands/subscriptions/lifecycle.js';
+import type { ConfirmOptions } from '../commands/checkouts/confirm.js';
+import type { IngestOptions } from '../commands/events-ingest/ingest.js';
+import type { NamesOptions } from '../commands/events-names/names.js';
+import type { QuantitiesOptions } from '../commands/meters/quantities.js';
 import type { Env, Streams } from '../output.js';
+import type { DeliveriesOptions, RedeliverOptions, RotateOptions } from '../commands/webhooks/commands.js';
 import { common, registerResource, type Execute } from './register.js';
 import { RESOURCES } from './specs/index.js';
 
@@ -59,6 +65,19 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
     });
   }
 
+  if (spec.noun === 'checkouts') {
+    common(
+      noun
+        .command('open')
+        .description('print the checkout’s hosted payment page and open it in the browser')
+        .argument('<id>', 'checkout id')
+        .option('--no-browser', 'only print the URL'),
+    ).action(async (id: string, options: OpenOptions) => {
+      const { openCheckout } = await import('../commands/checkouts/open.js');
+      setExitCode(await openCheckout(id, options, env, streams));
+    });
+  }
+
   if (spec.noun === 'orders') {
     common(
       noun
@@ -79,7 +98,7 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
         .command('create')
         .description('refund part or all of a paid order (shows the refundable amount; asks on a terminal, --yes elsewhere)')
         .option('--order <id>', 'the order to refund')
-        .option('--amount <n|all>', 'net amount in minor units (500 is 5.00 USD; tax goes back in proportion), or all')
+        .option('--amount <n|p%|all>', 'net amount in minor units (500 is 5.00 USD), a percentage of the order (50%), or all; tax goes back in proportion')
         .option('--reason <reason>', 'customer_request, duplicate, fraudulent, service_disruption, satisfaction_guarantee, dispute_prevention or other')
         .option('--comment <text>', 'an internal note')
         .option('--revoke-benefits', 'also revoke what the order granted (one-time purchases only)')
@@ -135,6 +154,64 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
     });
   }
 
+  if (spec.noun === 'events') {
+    const org = ['--org <id|slug>', 'the organization (default: TILL_ORG, else the one `till orgs use` chose)'] as const;
+    common(
+      noun
+        .command('ingest')
+        .description('send events from an NDJSON file (or a JSON array; - for stdin) in batches, with a progress bar and the rate')
+        .argument('[file]', 'the events: one JSON object per line, or a JSON array; - reads stdin')
+        .option('--batch-size <n>', 'events per request (default 1000, at most 10000)')
+        .option('--concurrency <n>', 'requests in flight at once (default 4)')
+        .option(...org),
+    ).action(async (file: string | undefined, options: IngestOptions) => {
+      const { ingestEvents } = await import('../commands/events-ingest/ingest.js');
+      setExitCode(await ingestEvents(file, options, env, streams));
+    });
+    common(
+      noun
+        .command('names')
+        .description('the event names seen, with occurrences and first and last time')
+        .option('--query <text>', 'name contains')
+        .option('--limit <n>', 'names per page (default 100)')
+        .option('--page <n>', 'page (default 1)')
+        .option(...org),
+    ).action(async (options: NamesOptions) => {
+      const { eventNames } = await import('../commands/events-names/names.js');
+      setExitCode(await eventNames(options, env, streams));
+    });
+    // Issue 7's name for `till webhooks redeliver`: a webhook event sent again (F).
+    common(
+      noun
+        .command('resend')
+        .description('send a webhook event again, same webhook-id and body (to every endpoint that got it, or --endpoint)')
+        .argument('<event-id>', 'the webhook event id (the webhook-id header; `till listen` prints it)')
+        .option('--endpoint <id>', 'only to this endpoint (also one that did not get it the first time)'),
+    ).action(async (eventId: string, options: RedeliverOptions) => {
+      const { redeliver } = await import('../commands/webhooks/commands.js');
+      setExitCode(await redeliver(eventId, options, env, streams));
+    });
+  }
+
+  if (spec.noun === 'meters') {
+    const collectValues = (value: string, previous: string[] = []) => [...previous, value];
+    common(
+      noun
+        .command('quantities')
+        .description("a meter's quantity per interval: a bar chart on a terminal, a table elsewhere (default: the last 30 days, by day)")
+        .argument('<id>', 'meter id')
+        .option('--start <time>', 'from (a date or an ISO 8601 time; default: 30 days before --end)')
+        .option('--end <time>', 'until (default: now)')
+        .option('--interval <interval>', 'hour, day, week, month or year (default day)')
+        .option('--timezone <zone>', 'IANA timezone the intervals follow (default UTC)')
+        .option('--customer <id>', 'only this customer (repeatable)', collectValues)
+        .option('--external-customer <id>', 'only the customer with this external id (repeatable)', collectValues),
+    ).action(async (id: string, options: QuantitiesOptions) => {
+      const { meterQuantities } = await import('../commands/meters/quantities.js');
+      setExitCode(await meterQuantities(id, options, env, streams));
+    });
+  }
+
   if (spec.noun === 'customers') {
     common(
       noun
@@ -173,6 +250,63 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
     ).action(async (id: string, options: LifecycleOptions) => {
       const { revokeSubscription } = await import('../commands/subscriptions/lifecycle.js');
       setExitCode(await revokeSubscription(id, options, env, streams));
+    });
+  }
+
+  if (spec.noun === 'webhooks') {
+    const repeat = (value: string, previous: string[] = []) => [...previous, value];
+    common(
+      noun
+        .command('rotate-secret')
+        .description('replace an endpoint’s signing secret with a new whsec_ one (shown once, here)')
+        .argument('<id>', 'webhook endpoint id'),
+    ).action(async (id: string, options: RotateOptions) => {
+      const { rotateSecret } = await import('../commands/webhooks/commands.js');
+      setExitCode(await rotateSecret(id, options, env, streams));
+    });
+    common(
+      noun
+        .command('deliveries')
+        .description('delivery attempts, newest first: result, HTTP code, duration, the start of the answer')
+        .option('--endpoint <id>', 'only this endpoint’s (repeatable)', repeat)
+        .option('--type <event-type>', 'only events of this type (repeatable)', repeat)
+        .option('--event <id|text>', 'only attempts of this event id, or whose body or answer contains the text')
+        .option('--failed', 'only failed attempts')
+        .option('--succeeded', 'only successful attempts')
+        .option('--code <class>', 'only answers of this class: 2xx, 3xx, 4xx or 5xx')
+        .option('--since <time>', 'attempts from this date or ISO 8601 time')
+        .option('--until <time>', 'attempts up to this date or ISO 8601 time')
+        .option('--page <n>', 'page (from 1)')
+        .option('--limit <n>', 'attempts per page (default 20, at most 100)'),
+    ).action(async (options: DeliveriesOptions) => {
+      const { listDeliveries } = await import('../commands/webhooks/commands.js');
+      setExitCode(await listDeliveries(options, env, streams));
+    });
+    common(
+      noun
+        .command('redeliver')
+        .description('send an event again, same webhook-id and body (to every endpoint that got it, or one)')
+        .argument('<event-id>', 'the event id (the webhook-id header)')
+        .option('--endpoint <id>', 'only to this endpoint (also one that did not get it the first time)'),
+    ).action(async (eventId: string, options: RedeliverOptions) => {
+      const { redeliver } = await import('../commands/webhooks/commands.js');
+      setExitCode(await redeliver(eventId, options, env, streams));
+    });
+  }
+
+  if (spec.noun === 'checkouts') {
+    common(
+      noun
+        .command('confirm')
+        .description('pay a checkout in sandbox mode with a test token, as a script or the SDK’s clientConfirm does')
+        .argument('<id>', 'checkout id')
+        .option('--token <token>', 'test confirmation token: tok_visa (pays), tok_chargeDeclined, tok_chargeDeclinedInsufficientFunds, tok_chargeCustomerFail (pays now, renewals declined)')
+        .option('--email <email>', 'the customer’s email, unless the checkout has one')
+        .option('--name <name>', 'the customer’s name')
+        .option('--country <code>', 'the billing country, ISO 3166 alpha-2 (sets the tax rate)'),
+    ).action(async (id: string, options: ConfirmOptions) => {
+      const { confirmCheckout } = await import('../commands/checkouts/confirm.js');
+      setExitCode(await confirmCheckout(id, options, env, streams));
     });
   }
 }

@@ -2,6 +2,7 @@ import type { JobHandlers } from './jobs.js';
 import { subscriptionJobs } from '../billing/subscriptions/jobs.js';
 import { meteringJobs } from '../metering/customer-meters.js';
 import { checkoutJobs } from '../billing/checkouts/jobs.js';
+import { refundJobs } from '../billing/refunds/service.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
@@ -11,4 +12,5 @@ export const JOB_HANDLERS: JobHandlers = {
   ...subscriptionJobs,
   ...meteringJobs,
   ...checkoutJobs,
+  ...refundJobs,
 };

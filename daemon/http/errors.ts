@@ -4,6 +4,7 @@ import { isCoreError, type CoreError, type ErrorKind } from '../../core/errors.j
 /** Each kind's status and the error name Polar's API (and so @polar-sh/sdk) expects in the body. */
 export const HTTP_BY_KIND: Record<ErrorKind, { status: number; error: string }> = {
   invalid: { status: 422, error: 'RequestValidationError' },
+  bad_request: { status: 400, error: 'BadRequest' },
   unauthorized: { status: 401, error: 'Unauthorized' },
   forbidden: { status: 403, error: 'NotPermitted' },
   not_found: { status: 404, error: 'ResourceNotFound' },

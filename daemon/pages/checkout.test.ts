@@ -226,13 +226,19 @@ describe('the hosted checkout page in Chromium', () => {
     expect(order).toMatchObject({ total_amount: 0, subscription: { status: 'trialing' } });
   });
 
-  it('shows the processor\'s message for a declined card, keeps the details, and takes another card', async () => {
+  it('refuses a mistyped card beside its field, shows the processor\'s message for a declined one, keeps the details, and takes another card', async () => {
     const checkout = await newCheckout(catalog.oneTime);
     const page = await context.newPage();
     await page.goto(checkout.url);
     const email = `declined-${Date.now()}@example.com`;
     await fillContact(page, email, 'Dee Clined');
     await chooseCountry(page);
+    // A mistyped number (Luhn) is refused beside the card field before anything is charged.
+    await fillCard(page, '4242 4242 4242 4241');
+    expect((await submit(page, 'Pay $15.00'))?.status()).toBe(400);
+    expect(await page.getByLabel('Card number').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#field-card_number-error').textContent()).toContain('Your card number is invalid.');
+
     await fillCard(page, DECLINED_CARD);
     const declined = await submit(page, 'Pay $15.00');
     expect(declined?.status()).toBe(402);
@@ -248,21 +254,6 @@ describe('the hosted checkout page in Chromium', () => {
     await submit(page, 'Pay $15.00');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
     expect((await checkoutNow(checkout.id)).status).toBe('succeeded');
-  });
-
-  it('refuses a malformed card beside the card fields, before anything is charged', async () => {
-    const checkout = await newCheckout(catalog.oneTime);
-    const page = await context.newPage();
-    await page.goto(checkout.url);
-    await fillContact(page, `typo-${Date.now()}@example.com`);
-    await chooseCountry(page);
-    await fillCard(page, '4242 4242 4242 4241');
-    const refused = await submit(page, 'Pay $15.00');
-    expect(refused?.status()).toBe(400);
-    const number = page.getByLabel('Card number');
-    expect(await number.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#field-card_number-error').textContent()).toContain('Your card number is invalid.');
-    expect((await checkoutNow(checkout.id)).status).toBe('open');
   });
 
   it('applies a discount code, shows the discount and the new total, removes it, and charges the discounted total', async () => {
@@ -328,6 +319,8 @@ describe('the hosted checkout page in Chromium', () => {
     expect(await page.locator('#field-cf_seats-error').textContent()).toContain('10 or less');
     expect(await page.locator('#field-cf_terms-error').textContent()).toContain('I accept the terms');
     expect(await page.getByLabel('Company name').getAttribute('aria-invalid')).toBe('true');
+    // The summary above the form links every error to its input.
+    expect(await page.locator('#form-error a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['#field-cf_company', '#field-cf_seats', '#field-cf_terms']);
     expect(await page.getByLabel('Company name').inputValue()).toBe('AB');
     expect(await page.getByLabel('Number of seats').inputValue()).toBe('11');
     expect(await page.getByLabel('Email address').inputValue()).toBe(email);
@@ -342,6 +335,35 @@ describe('the hosted checkout page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
     const [order] = await ordersOf(checkout.id);
     expect(order.custom_field_data).toEqual({ company: 'Acme Lighting', seats: 4, terms: true });
+  });
+
+  it('buys for a business: asks for the business name and the full address, and puts them on the order', async () => {
+    const checkout = await newCheckout(catalog.oneTime);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    expect(await page.getByLabel('Business name').isVisible()).toBe(false);
+    await page.getByLabel("I'm buying for a business").check();
+    expect(await page.getByLabel('Business name').isVisible()).toBe(true);
+    await fillContact(page, `business-${Date.now()}@example.com`);
+    await chooseCountry(page, 'FR');
+    await fillCard(page, GOOD_CARD);
+    expect((await submit(page, 'Pay $15.00'))?.status()).toBe(400);
+    expect(await page.locator('#field-customer_billing_name-error').textContent()).toContain('Enter the business name');
+
+    await page.getByLabel('Business name').fill('Lumière SARL');
+    await page.getByLabel('Tax ID (optional)').fill('FR61954506077');
+    await fillCard(page, GOOD_CARD);
+    // Buying as a business needs the full address, which the form now asks for.
+    expect((await submit(page, 'Pay $15.00'))?.status()).toBe(400);
+    expect(await page.getByLabel('Address line 1').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Address line 1').fill('1 rue de la Paix');
+    await page.getByLabel('City').fill('Paris');
+    await page.getByLabel('Postal code').fill('75002');
+    await fillCard(page, GOOD_CARD);
+    await submit(page, 'Pay $15.00');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
+    const [order] = await ordersOf(checkout.id);
+    expect(order).toMatchObject({ billing_name: 'Lumière SARL', billing_address: { line1: '1 rue de la Paix', city: 'Paris', postal_code: '75002', country: 'FR' } });
   });
 
   it('takes a pay-what-you-want amount within its bounds and asks again when the total changed', async () => {

@@ -7,7 +7,7 @@ import { guildTokenKey, mintGuildToken } from '../../core/billing/benefits/guild
 import { organizationClock } from '../../core/jobs/clock.js';
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
-import { grantForOrder, revokeForOrder, seedProductWithBenefits } from '../testing/benefit-grants.js';
+import { grantForOrder, revokeForOrder, seedProductWithBenefits, uploadDownloadable } from '../testing/benefit-grants.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
 
@@ -153,5 +153,33 @@ describe('/v1/benefit-grants', () => {
     await revokeForOrder(daemon, { organizationId, customerId: seeded.customerId, orderId });
     expect((await sdk().customers.getState({ id: seeded.customerId })).grantedBenefits).toEqual([]);
     await expect(sdk(stranger.token).customers.getState({ id: seeded.customerId })).rejects.toBeInstanceOf(ResourceNotFound);
+  });
+
+  it('gives a downloadables grant signed links to its files, which stop working once the grant is revoked', async () => {
+    const bytes = Buffer.from('%PDF-1.4 the customer guide');
+    const fileId = await uploadDownloadable(daemon, owner.token, organizationId, bytes, 'Guide v1.pdf');
+    const seeded = await seedProductWithBenefits(daemon, owner.token, organizationId, [{ type: 'downloadables', description: 'The guide', properties: { files: [fileId] } }] as never);
+    const orderId = randomUUID();
+    await grantForOrder(daemon, { organizationId, customerId: seeded.customerId, productId: seeded.productId, orderId });
+    const [grant] = await grantsOf(seeded.customerId);
+    expect(grant!.properties).toEqual({ files: [fileId] });
+
+    const downloads = await (await v1(owner.token, 'GET', `/benefit-grants/${grant!.id}/downloads`)).json();
+    expect(downloads.items).toHaveLength(1);
+    const { file } = downloads.items[0];
+    expect(file).toMatchObject({ id: fileId, name: 'Guide v1.pdf', size: bytes.length, download: { url: expect.stringContaining(`${daemon.url}/downloads/`) } });
+    const fetched = await fetch(file.download.url);
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get('content-disposition')).toContain("filename*=UTF-8''Guide%20v1.pdf");
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(bytes)).toBe(true);
+
+    // A tampered link, another organization, and a revoked grant get nothing.
+    const tampered = file.download.url.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+    expect((await fetch(tampered)).status).toBe(404);
+    expect((await v1(stranger.token, 'GET', `/benefit-grants/${grant!.id}/downloads`)).status).toBe(404);
+    await revokeForOrder(daemon, { organizationId, customerId: seeded.customerId, orderId });
+    expect((await fetch(file.download.url)).status).toBe(404);
+    const revoked = await v1(owner.token, 'GET', `/benefit-grants/${grant!.id}/downloads`);
+    expect(revoked.status).toBe(422);
   });
 });

@@ -1,4 +1,9 @@
+import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
 import { z } from 'zod';
+import { downloadKey, grantDownloads, openDownload, type Downloadable } from '../../core/billing/benefit-grants/downloads.js';
+import { serializeFile } from '../../core/billing/files/serialize.js';
+import type { V1Deps } from '../http/v1/deps.js';
 import { GRANT_SORT_PROPERTIES } from '../../core/billing/benefit-grants/schema.js';
 import { serializeGrant } from '../../core/billing/benefit-grants/serialize.js';
 import { listBenefitGrants, type GrantView } from '../../core/billing/benefit-grants/queries.js';
@@ -10,6 +15,16 @@ const READ = ['benefits:read', 'benefits:write'] as const;
 const TAG = 'benefit_grants';
 
 const serialize = (view: GrantView) => serializeGrant(view.grant, view.customer, view.benefit);
+
+/** Download links are signed with a key derived from the daemon's secret (the one Better Auth signs with). */
+const downloadKeyOf = async (deps: V1Deps) => downloadKey((await deps.auth.$context).secret);
+
+/** Polar's DownloadableRead: the file, with a link that downloads it (`download.url`, valid until `expires_at`). */
+const serializeDownloadable = (downloadable: Downloadable, baseUrl: string) => ({
+  id: `${downloadable.grantId}:${downloadable.file.id}`,
+  benefit_id: downloadable.benefitId,
+  file: { ...serializeFile(downloadable.file, baseUrl), download: { url: downloadable.url, headers: {}, expires_at: downloadable.expiresAt.toISOString() } },
+});
 
 export const benefitGrantRoutes = [
   defineRoute({
@@ -50,4 +65,48 @@ export const benefitGrantRoutes = [
       return listResource(page, query, serialize);
     },
   }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/benefit-grants/:id/downloads',
+    operationId: 'benefit_grants:downloads',
+    summary: 'The files a downloadables grant gives its customer, with signed download links (valid one hour)',
+    tag: TAG,
+    scopes: READ,
+    params: z.object({ id: z.string().min(1) }),
+    handler: async ({ principal, params, deps }) => {
+      const downloads = await grantDownloads(deps.db, deps.clock, organizationsWith(principal, READ), params.id, { key: await downloadKeyOf(deps), baseUrl: deps.baseUrl });
+      const items = downloads.map((downloadable) => serializeDownloadable(downloadable, deps.baseUrl));
+      return { items, pagination: { total_count: items.length, max_page: items.length ? 1 : 0 } };
+    },
+  }),
 ];
+
+/**
+ * `GET /downloads/{token}`: the bytes behind a signed download link, for the customer's browser (no credentials:
+ * the signature is the authorization). Mounted outside /v1, like the public file route.
+ */
+export function downloadRouter(deps: V1Deps): Router {
+  const router = Router();
+  router.get('/downloads/:token', async (req, res, next) => {
+    try {
+      if (!deps.fileStorage) throw new Error('tilld was started without a file storage');
+      const { file, body } = await openDownload(deps.db, deps.clock, deps.fileStorage, await downloadKeyOf(deps), req.params.token);
+      res.setHeader('Content-Type', file.mimeType);
+      res.setHeader('Content-Length', String(file.size));
+      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      if (req.method === 'HEAD') {
+        body.destroy();
+        res.end();
+        return;
+      }
+      await pipeline(body, res);
+    } catch (error) {
+      if (res.headersSent) res.destroy();
+      else next(error);
+    }
+  });
+  return router;
+}

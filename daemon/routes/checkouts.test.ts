@@ -257,4 +257,29 @@ describe('/v1/checkouts', () => {
     const events = (await listEvents(daemon.db, sandboxOrg)).filter((e) => (e.payload.data as { id: string }).id === expiring.id);
     expect(events.map((e) => [e.payload.type, (e.payload.data as { status: string }).status])).toEqual([['checkout.created', 'open'], ['checkout.updated', 'expired']]);
   });
+
+  it('starts a trial without charging, saving the card for the first renewal', async () => {
+    const trial = await product({ name: 'Trial plan', recurringInterval: 'month', trialInterval: 'day', trialIntervalCount: 14, prices: [{ amountType: 'fixed', priceAmount: 2000 }] });
+    const checkout = await sdk.checkouts.create({ products: [trial.id], customerEmail: 'trial@example.com' });
+    expect(checkout).toMatchObject({ activeTrialInterval: 'day', activeTrialIntervalCount: 14, isPaymentRequired: false, isPaymentSetupRequired: true, isPaymentFormRequired: true, totalAmount: 2000 });
+    expect(checkout.trialEnd!.getTime() - checkout.createdAt.getTime()).toBeGreaterThanOrEqual(14 * 86_400_000 - 60_000);
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'NL' } } });
+    const after = await sdk.checkouts.get({ id: checkout.id });
+    expect(after.status).toBe('succeeded');
+    expect(await daemon.db('payments').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect(await daemon.db('payment_methods').where({ customer_id: after.customerId })).toMatchObject([{ brand: 'visa', last4: '4242' }]);
+    const subscription = await daemon.db('subscriptions').where({ id: after.subscriptionId }).first();
+    expect(subscription.status).toBe('trialing');
+    const order = await daemon.db('orders').where({ checkout_id: checkout.id }).first();
+    expect(Number(order.total_amount)).toBe(0);
+  });
+
+  it('lets the customer decline a trial with allow_trial false, and then charges at once', async () => {
+    const trial = await product({ name: 'Trial plan 2', recurringInterval: 'month', trialInterval: 'week', trialIntervalCount: 1, prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const checkout = await sdk.checkouts.create({ products: [trial.id], customerEmail: 'notrial@example.com' });
+    const declined = await anonymous.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { allowTrial: false } });
+    expect(declined).toMatchObject({ activeTrialInterval: null, trialEnd: null, isPaymentRequired: true });
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'NL' } } });
+    expect(await daemon.db('payments').where({ checkout_id: checkout.id, status: 'succeeded' })).toHaveLength(1);
+  });
 });

@@ -65,6 +65,21 @@ describe('GET /v1/cli/listen/{organization_id}', () => {
     expect(res.status).toBe(403);
   });
 
+  it('ends the stream of an access token revoked while it listens', async () => {
+    const minted = await v1Request(daemon.url, owner.token, 'POST', '/organization-access-tokens/', { comment: 'listener', scopes: ['webhooks:read'] });
+    const { token, organization_access_token } = (await minted.json()) as { token: string; organization_access_token: { id: string } };
+    const stream = await openSse(listenUrl(), { authorization: `Bearer ${token}` });
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    await stream.waitFor((m) => m.event === 'ready');
+    const revoked = await v1Request(daemon.url, owner.token, 'DELETE', `/organization-access-tokens/${organization_access_token.id}`);
+    expect(revoked.status).toBe(204);
+    // Checked every four heartbeats (200 ms here).
+    await stream.ended;
+    const again = await fetch(listenUrl(), { headers: { authorization: `Bearer ${token}` } });
+    expect(again.status).toBe(401);
+  });
+
   it('streams each committed event with its id, type and the exact webhook body', async () => {
     const stream = await listen();
     expect(stream.status).toBe(200);

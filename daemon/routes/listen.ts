@@ -13,6 +13,8 @@ export const LISTEN_PATH = '/v1/cli/listen/:organization_id';
 
 /** Most events a reconnecting client is sent to catch up; past that it is told it missed some. */
 export const MAX_REPLAY = 10_000;
+/** Credentials are checked again every this many heartbeats (a minute with the default 15 s). */
+const RECHECK_HEARTBEATS = 4;
 /** What an EventSource waits before reconnecting, in ms. */
 const RETRY_MS = 2000;
 
@@ -80,7 +82,23 @@ async function stream(req: Request, res: Response, deps: V1Deps, organizationId:
     () => finish(),
   );
   upTo = hub.position();
-  const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), hub.settings.heartbeatMs);
+  // Credentials are checked again every few heartbeats: a revoked token or a member removed stops receiving.
+  let lastCheck = Date.now();
+  const stillAllowed = async () => {
+    try {
+      requireScope(await resolvePrincipal(req, deps), LISTEN_SCOPES, organizationId);
+    } catch {
+      finish();
+    }
+  };
+  const heartbeat = setInterval(() => {
+    if (!open) return;
+    res.write(': keep-alive\n\n');
+    if (Date.now() - lastCheck >= RECHECK_HEARTBEATS * hub.settings.heartbeatMs) {
+      lastCheck = Date.now();
+      void stillAllowed();
+    }
+  }, hub.settings.heartbeatMs);
   heartbeat.unref();
   function finish() {
     if (!open) return;

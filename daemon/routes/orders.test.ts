@@ -1,4 +1,5 @@
 import { PDFParse } from 'pdf-parse';
+import { MissingInvoiceBillingDetails } from '@polar-sh/sdk/models/errors/missinginvoicebillingdetails.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { createOrder } from '../../core/billing/orders/service.js';
@@ -112,9 +113,16 @@ describe('/v1/orders', () => {
     expect(byMetadata.result.items.map((o) => o.id)).toEqual([mine[0].id]);
     expect((await polar.orders.list({ productBillingType: 'recurring', customerId: second.id })).result.items).toHaveLength(0);
     expect((await polar.orders.list({ productBillingType: 'one_time', customerId: second.id })).result.items).toHaveLength(2);
+    const legacy = await v1(owner.token, 'GET', `/orders/?customer_id=${second.id}&product_price_type=recurring`);
+    expect((await legacy.json()).items).toEqual([]);
     const paged = await polar.orders.list({ customerId: second.id, limit: 1, page: 2, sorting: ['created_at'] });
     expect(paged.result.pagination.maxPage).toBe(2);
     expect(paged.result.items).toHaveLength(1);
+    const byEmail = await polar.orders.list({ organizationId, sorting: ['customer', '-created_at'], limit: 100 });
+    const emails = byEmail.result.items.map((o) => o.customer.email!.toLowerCase());
+    expect(emails).toEqual([...emails].sort());
+    expect(new Set(emails).size).toBeGreaterThan(1);
+    expect((await polar.orders.list({ organizationId, sorting: ['-product'] })).result.items.length).toBeGreaterThan(0);
     const bad = await v1(owner.token, 'GET', '/orders/?sorting=colour');
     expect(bad.status).toBe(422);
     expect(await bad.json()).toMatchObject({ detail: [{ loc: ['query', 'sorting'] }] });
@@ -177,7 +185,7 @@ describe('order invoices', () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     const text = await pdfText(await pdf.arrayBuffer());
-    for (const expected of ['Invoice', order.invoiceNumber!, 'Order Works', 'Ada Lovelace', 'ada@example.com', '1 Rue de Rivoli', '75001 Paris', 'Pro licence', '20.00 USD', '4.00 USD', '24.00 USD']) {
+    for (const expected of ['Invoice', order.invoiceNumber!, 'Order Works', 'Ada Lovelace', 'ada@example.com', '1 Rue de Rivoli', '75001 Paris', 'Pro licence', '20.00 USD', '4.00 USD', '24.00 USD', 'Paid 24.00 USD with visa ending 4242.']) {
       expect(text).toContain(expected);
     }
 
@@ -222,5 +230,16 @@ describe('orders made by checkouts', () => {
     });
     expect(order.subscriptionId).toBe(order.subscription!.id);
     expect((await polar.orders.list({ subscriptionId: order.subscriptionId!, discountId: discount.id })).result.items.map((o) => o.id)).toEqual([order.id]);
+  });
+});
+
+describe('order invoices through the SDK', () => {
+  it('generates with orders.generateInvoice, and raises the SDK’s own error when billing details are missing', async () => {
+    const polar = polarSdk(daemon.url, owner.token);
+    const without = await paidOrder();
+    await expect(polar.orders.generateInvoice({ id: without.id })).rejects.toBeInstanceOf(MissingInvoiceBillingDetails);
+    const { id } = await paidOrder({ billingName: 'Ada', billingAddress: ADDRESS });
+    await polar.orders.generateInvoice({ id });
+    expect((await polar.orders.get({ id })).isInvoiceGenerated).toBe(true);
   });
 });

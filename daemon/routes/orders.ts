@@ -36,6 +36,8 @@ export const orderRoutes = [
       organization_id: Ids,
       product_id: Ids,
       product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
+      // The name older Polar clients send for the same filter.
+      product_price_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
       discount_id: Ids,
       customer_id: Ids,
       external_customer_id: Ids,
@@ -50,7 +52,7 @@ export const orderRoutes = [
       const filter = {
         organizationIds,
         productIds: query.product_id,
-        productPriceTypes: query.product_billing_type,
+        productPriceTypes: query.product_billing_type ?? query.product_price_type,
         discountIds: query.discount_id,
         customerIds: query.customer_id,
         externalCustomerIds: query.external_customer_id,

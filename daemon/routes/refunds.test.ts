@@ -1,3 +1,4 @@
+import { RefundedAlready } from '@polar-sh/sdk/models/errors/refundedalready.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { systemClock } from '../../core/clock.js';
@@ -74,6 +75,7 @@ describe('POST /v1/refunds', () => {
     const res = await v1(owner.token, 'POST', '/refunds/', { order_id: id, amount: 1, reason: 'duplicate' });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ error: 'RefundedAlready' });
+    await expect(polarSdk(daemon.url, owner.token).refunds.create({ orderId: id, amount: 1, reason: 'duplicate' })).rejects.toBeInstanceOf(RefundedAlready);
   });
 
   it('refuses bad input at the field: a zero amount, an unknown reason, an unknown order', async () => {
@@ -183,5 +185,18 @@ describe('a refund of a real sandbox checkout', () => {
     const refunded = await polar.orders.get({ id: order!.id });
     expect(refunded).toMatchObject({ status: 'refunded', refundedAmount: 3000, refundedTaxAmount: order!.taxAmount, refundableAmount: 0 });
     expect((await grants()).map((grant) => grant.isRevoked)).toEqual([true]);
+  });
+});
+
+describe('/openapi.json', () => {
+  it('describes the orders and refunds operations with their scopes', async () => {
+    const document = await (await fetch(`${daemon.url}/openapi.json`)).json();
+    expect(Object.keys(document.paths['/v1/orders'])).toEqual(['get']);
+    expect(Object.keys(document.paths['/v1/orders/{id}'])).toEqual(['get', 'patch']);
+    expect(Object.keys(document.paths['/v1/orders/{id}/invoice'])).toContain('get');
+    expect(Object.keys(document.paths['/v1/refunds'])).toEqual(['get', 'post']);
+    expect(JSON.stringify(document.paths['/v1/refunds'].post.requestBody)).toContain('"revoke_benefits"');
+    expect(document.paths['/v1/refunds'].post['x-scopes']).toEqual(['refunds:write']);
+    expect(document.paths['/v1/orders/{id}'].patch['x-scopes']).toEqual(['orders:write']);
   });
 });

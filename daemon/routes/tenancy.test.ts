@@ -8,7 +8,7 @@ import { refreshedCustomerMeter } from '../../core/metering/testing.js';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { sandboxProcessor } from '../../core/payments/sandbox.js';
 import { systemClock } from '../../core/clock.js';
-import { grantForOrder, seedProductWithBenefits } from '../testing/benefit-grants.js';
+import { grantForOrder, seedProductWithBenefits, uploadDownloadable } from '../testing/benefit-grants.js';
 
 // Tenancy is absolute: with a second organization's credentials, every /v1 route that names an object of
 // the first answers 404 ResourceNotFound, and no list shows one. The walk covers every route with a path
@@ -113,8 +113,13 @@ beforeAll(async () => {
   }
   ids.checkouts = (await polar.checkouts.create({ products: [ids.products!] })).id;
   ids['tax-rates'] = (await (await fetch(`${daemon.url}/v1/tax-rates`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ organization_id: aliceOrg, country: 'FR', basis_points: 2000 }) })).json()).id;
-  const licensed = await seedProductWithBenefits(daemon, alice.token, aliceOrg, [{ type: 'license_keys', description: 'Licence', properties: { activations: { limit: 1, enableCustomerAdmin: false } } } as never]);
+  const download = await uploadDownloadable(daemon, alice.token, aliceOrg, Buffer.from('tenancy download'));
+  const licensed = await seedProductWithBenefits(daemon, alice.token, aliceOrg, [
+    { type: 'license_keys', description: 'Licence', properties: { activations: { limit: 1, enableCustomerAdmin: false } } },
+    { type: 'downloadables', description: 'Files', properties: { files: [download] } },
+  ] as never);
   await grantForOrder(daemon, { organizationId: aliceOrg, customerId: licensed.customerId, productId: licensed.productId, orderId: ids.orders });
+  ids['benefit-grants'] = (await polar.benefitGrants.list({ organizationId: aliceOrg, customerId: licensed.customerId })).result.items.find((g) => g.benefit.type === 'downloadables')!.id;
   const licenseKey = (await polar.licenseKeys.list({ organizationId: aliceOrg })).result.items[0]!;
   ids['license-keys'] = licenseKey.id;
   ids['license-key-activations'] = (await polar.licenseKeys.activate({ key: licenseKey.key, organizationId: aliceOrg, label: 'tenancy' })).id;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BenefitCreate } from '@polar-sh/sdk/models/components/benefitcreate.js';
 import { systemClock } from '../../core/clock.js';
 import { organizationClock } from '../../core/jobs/clock.js';
@@ -30,4 +31,24 @@ export async function revokeForOrder(daemon: TestDaemon, input: { organizationId
     const clock = await organizationClock(trx, systemClock, input.organizationId);
     await revokeBenefits(trx, clock, input);
   });
+}
+
+/** Uploads `bytes` as a downloadable file of the organization through the SDK's three-step upload; answers its id. */
+export async function uploadDownloadable(daemon: TestDaemon, token: string, organizationId: string, bytes: Buffer, name = 'guide.pdf'): Promise<string> {
+  const sdk = polarSdk(daemon.url, token);
+  const upload = await sdk.files.create({
+    organizationId,
+    service: 'downloadable',
+    name,
+    mimeType: 'application/pdf',
+    size: bytes.length,
+    checksumSha256Base64: createHash('sha256').update(bytes).digest('base64'),
+    upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length }] },
+  } as never);
+  const put = await fetch(upload.upload.parts[0]!.url, { method: 'PUT', body: new Uint8Array(bytes) });
+  await sdk.files.uploaded({
+    id: upload.id,
+    fileUploadCompleted: { id: upload.upload.id, path: upload.upload.path, parts: [{ number: 1, checksumEtag: put.headers.get('etag')!, checksumSha256Base64: null }] },
+  });
+  return upload.id;
 }

@@ -23,12 +23,17 @@ export interface RefundOptions {
 
 const FLAG_OF: Record<string, string> = { order_id: '--order', amount: '--amount', reason: '--reason', comment: '--comment', revoke_benefits: '--revoke-benefits', metadata: '--metadata' };
 
-/** `--amount`: minor units (500 is 5.00 USD), or `all` for everything still refundable. */
-function parseAmount(value: string, refundable: number): number {
+/**
+ * `--amount`: minor units (500 is 5.00 USD), `all` for everything still refundable, or a percentage of what the order
+ * cost before tax (`50%`: half of `net_amount`, rounded down to the minor unit).
+ */
+export function parseAmount(value: string, order: { refundable: number; net: number }): number {
   const text = value.trim().toLowerCase();
-  if (text === 'all') return refundable;
+  if (text === 'all') return order.refundable;
+  const percent = /^(\d{1,3}(?:\.\d{1,2})?)%$/.exec(text);
+  if (percent && Number(percent[1]) > 0 && Number(percent[1]) <= 100) return Math.max(1, Math.floor((order.net * Number(percent[1])) / 100));
   if (!/^\d{1,15}$/.test(text) || Number(text) < 1) {
-    throw new CliError('INVALID_FLAG', `--amount "${value}": expected a whole number of minor units (500 is 5.00 USD) or "all".`, EXIT.usage);
+    throw new CliError('INVALID_FLAG', `--amount "${value}": expected a whole number of minor units (500 is 5.00 USD), a percentage of the order (50%) or "all".`, EXIT.usage);
   }
   return Number(text);
 }
@@ -69,11 +74,11 @@ export async function createRefund(options: RefundOptions, env: Env, streams: St
 
   const amount = parseAmount(
     options.amount ??
-      (await prompter!.text(`Amount to refund, in minor units (or "all" for ${money(refundable)})`, {
+      (await prompter!.text(`Amount to refund, in minor units or a percentage (or "all" for ${money(refundable)})`, {
         default: 'all',
-        validate: (value) => (/^(all|\d+)$/i.test(value.trim()) ? true : 'A whole number of minor units, or "all"'),
+        validate: (value) => (/^(all|\d+|\d{1,3}(\.\d{1,2})?%)$/i.test(value.trim()) ? true : 'A whole number of minor units, a percentage (50%), or "all"'),
       })),
-    refundable,
+    { refundable, net: Number(order.net_amount) },
   );
   const reason = options.reason ?? (await prompter!.select('Reason', REFUND_REASONS.map((value) => ({ value, name: value.replace(/_/g, ' ') }))));
 

@@ -106,7 +106,10 @@ export async function trigger(eventType: string | undefined, options: TriggerOpt
   try {
     await waitFor((message) => message.event === 'ready', 15_000, `The event stream of ${server} did not open.`);
     const outcome = await executeFixtures([fixture], { server: options.server, org: orgId, json: options.json }, env, streams, out, (step) => out.json || streams.stdout.write(`${describeStep(step, out)}\n`));
-    const event = await waitFor((message) => message.event === eventType, waitS * 1000, `The fixture ran, but no ${eventType} event arrived within ${waitS} s.`);
+    // The event this run caused mentions something it created (other activity in the organization may emit the same type).
+    const created = Object.values(outcome.ids);
+    const ours = (message: EventSourceMessage) => message.event === eventType && (created.length === 0 || created.some((id) => message.data.includes(`"${id}"`)));
+    const event = await waitFor(ours, waitS * 1000, `The fixture ran, but no ${eventType} event about what it created arrived within ${waitS} s.`);
     const payload = JSON.parse(event.data) as { data: unknown };
     out.result({ event: { id: event.id, type: eventType, data: payload.data }, steps: outcome.steps, ids: outcome.ids }, (style) => `${style.green('✓')} ${style.bold(eventType)} ${event.id}`);
     return EXIT.ok;

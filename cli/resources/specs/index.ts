@@ -1,4 +1,7 @@
 import type { ResourceSpec } from '../spec.js';
+import { events } from './events.js';
+import { meters } from './meters.js';
+import { customerMeters } from './customer-meters.js';
 import { accessTokens } from './access-tokens.js';
 import { benefits } from './benefits.js';
 import { customFields } from './custom-fields.js';
@@ -11,6 +14,8 @@ import { orders } from './orders.js';
 import { refunds } from './refunds.js';
 import { licenseKeys } from './license-keys.js';
 import { subscriptions } from './subscriptions.js';
+import { webhooks } from './webhooks.js';
+import { checkouts } from './checkouts.js';
 
 /** Every catalog noun, in the order `till --help` lists them. */
-export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files, orders, refunds, licenseKeys, subscriptions];
+export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files, checkouts, orders, refunds, licenseKeys, subscriptions, events, meters, customerMeters, webhooks];

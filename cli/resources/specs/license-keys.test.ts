@@ -47,12 +47,12 @@ describe('till license-keys, scripted with --json', () => {
     expect((await tillJson(['license-keys', 'list', '--status', 'disabled'], acme.env)).items.map((k: { id: string }) => k.id)).toContain(key.id);
   });
 
-  it('exits 4 when a key does not validate, and 1 with the reason when usage runs out', async () => {
+  it('exits 4 when a key does not validate, and 5 with the reason when usage runs out', async () => {
     const { key } = await issuedKey();
     const unknown = await till(['license-keys', 'validate', 'ACME-NOT-A-KEY', '--json'], acme.env);
     expect(unknown.exitCode).toBe(4);
     const used = await till(['license-keys', 'validate', key.key, '--increment-usage', '6', '--json'], acme.env);
-    expect(used.exitCode).not.toBe(0);
+    expect(used.exitCode).toBe(5);
     expect(JSON.parse(used.stderr).error.message).toContain('only has 5 more usages');
     const noLabel = await till(['license-keys', 'activate', key.key, '--json'], acme.env);
     expect(noLabel.exitCode).toBe(2);

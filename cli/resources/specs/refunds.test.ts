@@ -5,6 +5,7 @@ import { sandboxProcessor } from '../../../core/payments/sandbox.js';
 import { startTestDaemon, type TestDaemon } from '../../../daemon/testing/daemon.js';
 import { seller, tillJson, tillOnTerminal, type Seller } from '../../testing/catalog.js';
 import { till } from '../../testing/till.js';
+import { parseAmount } from '../../commands/refunds/create.js';
 
 let daemon: TestDaemon;
 let acme: Seller;
@@ -26,7 +27,7 @@ afterAll(() => daemon?.close());
 describe('till refunds, scripted with --json', () => {
   it('refunds half then all that is left, and lists the refunds', async () => {
     const { id } = await paidOrder();
-    const half = await tillJson(['refunds', 'create', '--order', id, '--amount', '1000', '--reason', 'customer_request', '--comment', 'half', '--metadata', 'ticket=42', '--yes'], acme.env);
+    const half = await tillJson(['refunds', 'create', '--order', id, '--amount', '50%', '--reason', 'customer_request', '--comment', 'half', '--metadata', 'ticket=42', '--yes'], acme.env);
     expect(half).toMatchObject({ order_id: id, amount: 1000, tax_amount: 200, status: 'succeeded', metadata: { ticket: '42' } });
     expect(await tillJson(['orders', 'get', id], acme.env)).toMatchObject({ status: 'partially_refunded', refundable_amount: 1000 });
     const rest = await tillJson(['refunds', 'create', '--order', id, '--amount', 'all', '--reason', 'other', '--yes'], acme.env);
@@ -76,5 +77,16 @@ describe('till refunds create on a terminal', () => {
     expect(result.stdout).toContain('Refundable on order');
     expect(result.stdout).toContain('Nothing was refunded.');
     expect(await tillJson(['orders', 'get', id], acme.env)).toMatchObject({ refunded_amount: 0 });
+  });
+});
+
+describe('--amount', () => {
+  it('reads minor units, percentages of the order and all', () => {
+    const order = { refundable: 700, net: 2000 };
+    expect(parseAmount('250', order)).toBe(250);
+    expect(parseAmount('all', order)).toBe(700);
+    expect(parseAmount('50%', order)).toBe(1000);
+    expect(parseAmount('12.5%', { refundable: 99, net: 99 })).toBe(12);
+    for (const bad of ['0', '-5', '1.5', '0%', '101%', 'half', '']) expect(() => parseAmount(bad, order), bad).toThrow(/--amount/);
   });
 });

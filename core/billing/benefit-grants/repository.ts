@@ -93,6 +93,12 @@ export async function activeGrantsOf(db: Executor, customerId: string): Promise<
   return rows.map(toGrant);
 }
 
+/** A grant by id in any organization (a signed download link names it: the signature is the authorization). */
+export async function findGrantById(db: Executor, id: string): Promise<BenefitGrant | undefined> {
+  const row = await db(TABLE).where({ id }).first();
+  return row ? toGrant(row) : undefined;
+}
+
 export async function findGrant(db: Executor, id: string, organizationIds: Iterable<string>): Promise<BenefitGrant | undefined> {
   const row = await db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).first();
   return row ? toGrant(row) : undefined;

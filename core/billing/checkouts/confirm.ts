@@ -73,9 +73,14 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
   // 3. Claim the checkout and the discount redemption together.
   await db.transaction(async (trx) => {
     const now = clock.now();
-    if (!(await transitionCheckout(trx, checkout.id, 'open', 'confirmed', { modifiedAt: now, discountClaimed: checkout.discountId !== null }))) {
-      const current = await findCheckoutByClientSecret(trx, clientSecret);
-      assertOpen(current!, now);
+    const claim = { modifiedAt: now, discountClaimed: checkout.discountId !== null };
+    if (!(await transitionCheckout(trx, checkout.id, 'open', 'confirmed', claim, { totalAmount: checkout.amounts.totalAmount, currency: checkout.currency, productPriceId: checkout.productPriceId, discountId: checkout.discountId }))) {
+      const current = (await findCheckoutByClientSecret(trx, clientSecret))!;
+      if (current.status === 'open' && now < current.expiresAt) {
+        // Repriced by another request since step 1: charging the amounts read there would be wrong.
+        throw new CoreError('conflict', 'CHECKOUT_CHANGED', 'The checkout changed while it was being confirmed. Review it and confirm again.');
+      }
+      assertOpen(current, now);
       throw new CoreError('forbidden', 'CHECKOUT_NOT_OPEN', 'This checkout is being confirmed by another request.');
     }
     if (checkout.discountId) {

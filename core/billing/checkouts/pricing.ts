@@ -59,18 +59,24 @@ export function subtotalOf(price: Price, customAmount: number | null): number {
 export const isFreePrice = (price: Price): boolean => price.amountType === 'fixed' && price.priceAmount === 0;
 
 /**
- * Why a discount cannot apply to this purchase now, or null when it can: its window (on the organization's
- * clock), its redemptions, its products, and for a fixed discount its currency.
+ * Why a discount cannot apply to this purchase, or null when it can. `scope` problems are about what is bought
+ * (product, currency, a free price); `availability` ones about the discount now (its window on the organization's
+ * clock, its redemptions).
  */
-export function discountProblem(discount: StoredDiscount, purchase: { now: Date; productId: string; currency: string; price: Price }): string | null {
-  if (isFreePrice(purchase.price)) return 'A discount cannot apply to a free price.';
-  if (discount.startsAt && purchase.now < discount.startsAt) return 'This discount is not valid yet.';
-  if (discount.endsAt && purchase.now >= discount.endsAt) return 'This discount has expired.';
-  if (discount.maxRedemptions !== null && discount.redemptionsCount >= discount.maxRedemptions) return 'This discount has been fully redeemed.';
-  if (discount.productIds.length && !discount.productIds.includes(purchase.productId)) return 'This discount does not apply to this product.';
-  if (discount.type === 'fixed' && discount.currency !== purchase.currency) return `This discount is in ${discount.currency.toUpperCase()}, the checkout in ${purchase.currency.toUpperCase()}.`;
+export function discountIssue(discount: StoredDiscount, purchase: { now: Date; productId: string; currency: string; price: Price }): { kind: 'scope' | 'availability'; message: string } | null {
+  const scope = (message: string) => ({ kind: 'scope' as const, message });
+  const availability = (message: string) => ({ kind: 'availability' as const, message });
+  if (isFreePrice(purchase.price)) return scope('A discount cannot apply to a free price.');
+  if (discount.productIds.length && !discount.productIds.includes(purchase.productId)) return scope('This discount does not apply to this product.');
+  if (discount.type === 'fixed' && discount.currency !== purchase.currency) return scope(`This discount is in ${discount.currency.toUpperCase()}, the checkout in ${purchase.currency.toUpperCase()}.`);
+  if (discount.startsAt && purchase.now < discount.startsAt) return availability('This discount is not valid yet.');
+  if (discount.endsAt && purchase.now >= discount.endsAt) return availability('This discount has expired.');
+  if (discount.maxRedemptions !== null && discount.redemptionsCount >= discount.maxRedemptions) return availability('This discount has been fully redeemed.');
   return null;
 }
+
+/** The message of discountIssue, or null. */
+export const discountProblem = (discount: StoredDiscount, purchase: Parameters<typeof discountIssue>[1]): string | null => discountIssue(discount, purchase)?.message ?? null;
 
 /** The checkout's amounts: the one call to computeAmounts for a checkout. */
 export function checkoutAmounts(subtotalAmount: number, discount: StoredDiscount | null, taxBasisPoints: number): Amounts {

@@ -135,10 +135,17 @@ export async function transitionCheckout(
   from: CheckoutStatus,
   to: CheckoutStatus,
   changes: { modifiedAt: Date; discountClaimed?: boolean; customerId?: string; subscriptionId?: string | null; orderId?: string | null; paymentId?: string | null },
+  /** Also require the checkout still to charge this (what the caller priced is what is stored). */
+  priced?: { totalAmount: number; currency: string; productPriceId: string; discountId: string | null },
 ): Promise<boolean> {
   if (!canTransition(from, to)) throw new Error(`checkout transition ${from} → ${to} is not in the table`);
-  const count = await trx(TABLE)
-    .where({ id, status: from })
+  const query = trx(TABLE).where({ id, status: from });
+  if (priced) {
+    query.where({ total_amount: priced.totalAmount, currency: priced.currency, product_price_id: priced.productPriceId });
+    if (priced.discountId) query.where({ discount_id: priced.discountId });
+    else query.whereNull('discount_id');
+  }
+  const count = await query
     .update({
       status: to,
       modified_at: toDbTime(changes.modifiedAt),

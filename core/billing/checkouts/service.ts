@@ -20,7 +20,7 @@ import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import { CHECKOUT_EXPIRY_JOB } from './job-kinds.js';
-import { checkoutAmounts, discountProblem, invalid, issue, selectPrice, subtotalOf } from './pricing.js';
+import { checkoutAmounts, discountIssue, discountProblem, invalid, issue, selectPrice, subtotalOf } from './pricing.js';
 import { findCheckout, findCheckoutByClientSecret, insertCheckout, listCheckouts as listRows, saveCheckout, type CheckoutFilter } from './repository.js';
 import { CHECKOUT_TTL_MS, type Checkout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic, type StoredCheckout } from './schema.js';
 import { serializeCheckout } from './serialize.js';
@@ -92,8 +92,11 @@ async function settle(trx: Executor, now: Date, next: StoredCheckout, discountCh
     const problem = discountProblem(discount, purchase);
     if (problem) throw invalid([issue(['discount_code'], problem)]);
   } else if (discountChange.kind === 'keep' && next.discountId) {
+    // A discount already on the checkout goes when what is bought no longer qualifies (another product or
+    // currency); one that ran out or expired stays shown, and confirmation refuses it clearly rather than
+    // charging more than the customer was shown.
     const kept = (await findDiscount(trx, next.discountId, [next.organizationId])) ?? null;
-    discount = kept && discountProblem(kept, purchase) === null ? kept : null;
+    discount = kept && discountIssue(kept, purchase)?.kind !== 'scope' ? kept : null;
   }
 
   const dataIssues = customFieldDataIssues(product.attachedCustomFields, next.customFieldData, { complete: false });

@@ -24,6 +24,7 @@ const invoice = (overrides: Partial<InvoiceData> = {}): InvoiceData => ({
   taxAmount: 360,
   totalAmount: 2160,
   refunds: [],
+  paidWith: 'visa ending 4242',
   ...overrides,
 });
 
@@ -44,6 +45,7 @@ describe('the invoice PDF', () => {
     for (const expected of [
       'Invoice', 'ACME-0007', '2026-03-01', 'Acme Labs', 'billing@acme.test', 'Ada Lovelace', 'ada@example.com', '1 Rue de Rivoli',
       '75001 Paris', 'FR', 'Pro plan (monthly)', '20.00 EUR', 'Discount (Launch)', '-2.00 EUR', '18.00 EUR', '3.60 EUR', '21.60 EUR',
+      'Paid 21.60 EUR with visa ending 4242.',
     ]) {
       expect(text).toContain(expected);
     }

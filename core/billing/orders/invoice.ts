@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Database, Executor } from '../../db/database.js';
 import { CoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
+import { findPayment } from '../../payments/repository.js';
 import { refundsOfOrder } from '../refunds/repository.js';
 import type { Refund } from '../refunds/schema.js';
 import { formatAmount } from '../shared/currencies.js';
@@ -29,6 +30,8 @@ export interface InvoiceData {
   taxAmount: number;
   totalAmount: number;
   refunds: { createdAt: Date; amount: number; taxAmount: number; reason: string }[];
+  /** How it was paid, when through a card: `visa ending 4242`. */
+  paidWith?: string | null;
 }
 
 const notEligible = (status: string) =>
@@ -111,6 +114,7 @@ export async function invoiceData(db: Executor, orderId: string): Promise<Invoic
   const settings = await db('organization_settings').where({ organization_id: order.organizationId }).first('email', 'website');
   const discount = order.discountId ? view.relations.discounts.get(order.discountId) : undefined;
   const refunds: Refund[] = (await refundsOfOrder(db, order.id)).filter((refund) => refund.status === 'succeeded');
+  const payment = order.paymentId ? await findPayment(db, order.paymentId) : undefined;
   return {
     seller: { name: String(organization?.name ?? ''), email: settings?.email ?? null, website: settings?.website ?? null },
     invoiceNumber: order.invoiceNumber,
@@ -127,6 +131,7 @@ export async function invoiceData(db: Executor, orderId: string): Promise<Invoic
     taxAmount: order.taxAmount,
     totalAmount: order.totalAmount,
     refunds: refunds.map((refund) => ({ createdAt: refund.createdAt, amount: refund.amount, taxAmount: refund.taxAmount, reason: refund.reason })),
+    paidWith: payment?.methodBrand && payment.methodLast4 ? `${payment.methodBrand} ending ${payment.methodLast4}` : null,
   };
 }
 
@@ -197,6 +202,11 @@ export function renderInvoicePdf(data: InvoiceData): Promise<Buffer> {
   total('Net amount', money(data.netAmount));
   total('Tax', money(data.taxAmount));
   total('Total', money(data.totalAmount), true);
+  if (data.status !== 'pending' && data.paidWith) {
+    y += 4;
+    doc.font('Helvetica').fontSize(10).text(`Paid ${money(data.totalAmount)} with ${data.paidWith}.`, left, y);
+    y = doc.y + 4;
+  }
 
   if (data.refunds.length) {
     y += 10;

@@ -192,9 +192,9 @@ const SORT_COLUMNS: Record<string, string> = {
   invoice_number: 'orders.invoice_number',
   amount: 'orders.total_amount',
   net_amount: 'orders.net_amount',
-  customer: 'orders.customer_id',
-  product: 'orders.product_id',
-  discount: 'orders.discount_id',
+  customer: 'sort_customer.email_lower',
+  product: 'sort_product.name',
+  discount: 'sort_discount.name',
   subscription: 'orders.subscription_id',
 };
 
@@ -223,6 +223,11 @@ export async function listOrders(db: Executor, filter: OrderFilter, sorting: rea
   };
   const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
   const query = scoped().select('orders.*');
+  // Sorting by customer, product or discount goes by their email or name, as a person reads the list.
+  const by = new Set(sorting.map(({ column }) => column));
+  if (by.has('customer')) query.leftJoin('customers as sort_customer', 'sort_customer.id', 'orders.customer_id');
+  if (by.has('product')) query.leftJoin('products as sort_product', 'sort_product.id', 'orders.product_id');
+  if (by.has('discount')) query.leftJoin('discounts as sort_discount', 'sort_discount.id', 'orders.discount_id');
   for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
   const rows = await query.orderBy('orders.id').limit(page.limit).offset(offsetOf(page));
   const items = await itemsOf(db, rows.map((row) => row.id));

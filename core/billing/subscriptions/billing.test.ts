@@ -10,6 +10,7 @@ import { listEvents } from '../../webhooks/outbox.js';
 import { DUNNING_RETRY_DAYS } from './dunning.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
 import { findSubscription } from './repository.js';
+import { revokeSubscriptionsOfCustomer } from './renewal.js';
 import { seedOrganization } from './testing.js';
 
 let database: TestDatabase;
@@ -151,5 +152,25 @@ describe('subscription billing on the organization clock', () => {
     expect(await findSubscription(database.db, id, 'any')).toMatchObject({ status: 'canceled', endedAt: new Date('2026-02-28T12:00:00.000Z') });
     expect(await ordersOf(id)).toEqual([]);
     expect((await organizationClock(database.db, base, world.organizationId)).now()).toEqual(new Date('2026-03-15T00:00:00.000Z'));
+  });
+
+  it('ends at its period end instead of renewing when its customer was deleted', async () => {
+    const world = await seedOrganization(database.db, base);
+    await world.card(payments, 'tok_visa');
+    const { id } = await world.subscribe(base, await world.product('Pro', 1500));
+    await database.db('customers').where({ id: world.customerId }).update({ deleted_at: base.now().toISOString() });
+    await advance(world.organizationId, new Date('2026-03-15T00:00:00.000Z'));
+    expect(await findSubscription(database.db, id, 'any')).toMatchObject({ status: 'canceled', endedAt: new Date('2026-02-28T12:00:00.000Z') });
+    expect(await ordersOf(id)).toEqual([]);
+    expect(await database.db('payments').where({ organization_id: world.organizationId })).toHaveLength(0);
+  });
+
+  it('revokes every running subscription of a customer at once when the deletion asks it to', async () => {
+    const world = await seedOrganization(database.db, base);
+    const plan = await world.product('Pro', 1500);
+    const running = [await world.subscribe(base, plan), await world.subscribe(base, plan, { trialEnd: new Date('2026-02-14T00:00:00.000Z') })];
+    await database.db.transaction((trx) => revokeSubscriptionsOfCustomer(trx, base, 'http://till.test', world.customerId));
+    for (const { id } of running) expect(await findSubscription(database.db, id, 'any')).toMatchObject({ status: 'canceled', endedAt: base.now() });
+    expect(await findJob(database.db, RENEW_JOB, running[0].id)).toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 import type { Executor } from '../../db/database.js';
-import { findCustomers } from '../customers/repository.js';
 import type { Customer } from '../customers/schema.js';
 import { findDiscount } from '../discounts/repository.js';
 import type { StoredDiscount } from '../discounts/schema.js';
 import { findProductsByIds, pricesOf } from '../products/repository.js';
 import { withRelations } from '../products/relations.js';
 import type { Price, Product } from '../products/schema.js';
+import { customersOfSubscriptions } from './repository.js';
 import type { Subscription } from './schema.js';
 
 /** A subscription with what it embeds on the wire: its customer, product, discount and prices. */
@@ -27,13 +27,9 @@ export async function viewsOf(db: Executor, subscriptions: readonly Subscription
   const products = new Map((await withRelations(db, await findProductsByIds(db, productIds))).map((p) => [p.id, p]));
   const prices = await pricesOf(db, [...new Set([...productIds, ...(await productIdsOfPrices(db, subscriptions))])], { archived: true });
   const priceById = new Map([...prices.values()].flat().map((price) => [price.id, price]));
-  const customers = new Map<string, Customer>();
+  const customers = await customersOfSubscriptions(db, subscriptions.map((s) => s.customerId));
   const discounts = new Map<string, StoredDiscount | undefined>();
   for (const s of subscriptions) {
-    if (!customers.has(s.customerId)) {
-      const [customer] = await findCustomers(db, { id: s.customerId }, [s.organizationId]);
-      if (customer) customers.set(s.customerId, customer);
-    }
     if (s.discountId && !discounts.has(s.discountId)) discounts.set(s.discountId, await findDiscount(db, s.discountId, [s.organizationId]));
   }
   return subscriptions.map((subscription) => {

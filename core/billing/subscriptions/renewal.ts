@@ -10,7 +10,7 @@ import { announceChange } from './events.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
 import { orderInput, type Line } from './lines.js';
 import { discountApplies, nextPeriodOf } from './periods.js';
-import { findSubscription, saveSubscription } from './repository.js';
+import { customersOfSubscriptions, findSubscription, saveSubscription, subscriptionsOfCustomer } from './repository.js';
 import type { PendingItem, Subscription } from './schema.js';
 import { isTerminal } from './transitions.js';
 
@@ -89,7 +89,9 @@ export async function renewSubscription(context: BillingContext, subscriptionId:
       await scheduleJob(trx, { organizationId: s.organizationId, kind: RENEW_JOB, subjectId: s.id, runAt: s.currentPeriodEnd });
       return false;
     }
-    if (s.cancelAtPeriodEnd) {
+    // Set to cancel, or its customer was deleted meanwhile: it ends instead of renewing.
+    const customer = (await customersOfSubscriptions(trx, [s.customerId])).get(s.customerId);
+    if (s.cancelAtPeriodEnd || !customer || customer.deletedAt) {
       await endSubscription(trx, clock, baseUrl, s, s.currentPeriodEnd);
       return false;
     }
@@ -123,4 +125,15 @@ export async function renewSubscription(context: BillingContext, subscriptionId:
     if (free) await cycleBenefits(trx, clock, { organizationId: s.organizationId, customerId: s.customerId, subscriptionId: s.id });
     return !free;
   });
+}
+
+/**
+ * Ends every running subscription of a customer now (the customer is being deleted): call it in the deletion's
+ * transaction with the organization's clock. Benefits are revoked and the events recorded as for a revoke.
+ */
+export async function revokeSubscriptionsOfCustomer(trx: Knex.Transaction, clock: Clock, baseUrl: string, customerId: string): Promise<void> {
+  for (const running of await subscriptionsOfCustomer(trx, customerId, ['incomplete', 'trialing', 'active', 'past_due', 'unpaid'])) {
+    const s = await findSubscription(trx, running.id, 'any', { forUpdate: true });
+    if (s && !isTerminal(s.status)) await endSubscription(trx, clock, baseUrl, s, clock.now());
+  }
 }

@@ -43,8 +43,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   body?: B;
   /** Schema of the answer, for the OpenAPI document. */
   response?: z.ZodType;
-  /** Success status: 200 by default, 201 for creates, 204 for deletes (the SDK checks it exactly). */
-  status?: 200 | 201 | 204;
+  /** Success status: 200 by default, 201 for creates, 202 for work accepted, 204 for deletes (the SDK checks it exactly). */
+  status?: 200 | 201 | 202 | 204;
   handler(context: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 

@@ -16,7 +16,7 @@ import { customerMeterRoutes } from '../../routes/customer-meters.js';
 import { invoiceRouter, orderRoutes } from '../../routes/orders.js';
 import { refundRoutes } from '../../routes/refunds.js';
 import { subscriptionRoutes } from '../../routes/subscriptions.js';
-import { benefitGrantRoutes } from '../../routes/benefit-grants.js';
+import { benefitGrantRoutes, downloadRouter } from '../../routes/benefit-grants.js';
 import { licenseKeyRoutes } from '../../routes/license-keys.js';
 import { customerStateRoutes } from '../../routes/customer-state.js';
 import { checkoutRoutes } from '../../routes/checkouts.js';
@@ -39,6 +39,7 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.get('/docs', (_req, res) => sendApiDocs(res, document));
   // File part uploads carry raw bytes: mounted before the JSON parser.
   router.use(fileTransferRouter(deps));
+  router.use(downloadRouter(deps));
   // The live event stream answers server-sent events, not JSON: it has its own router.
   router.use(listenRouter(deps));
   // Event ingestion takes batches up to 10 MiB (Polar's limit); every other /v1 body keeps the general limit.

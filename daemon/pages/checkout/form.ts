@@ -18,6 +18,9 @@ export const customFieldInput = (slug: string) => `cf_${slug}`;
 export interface PublicUpdate {
   customer_email?: string | null;
   customer_name?: string | null;
+  is_business_customer?: boolean;
+  customer_billing_name?: string | null;
+  customer_tax_id?: string | null;
   customer_billing_address?: Record<AddressKey, string | null> | null;
   custom_field_data?: Record<string, string | number | boolean | null>;
   amount?: number;
@@ -61,6 +64,19 @@ export function parseCheckoutForm(checkout: CheckoutWire, body: unknown): Parsed
   const name = read('customer_name');
   if (name.length > 256) errors.customer_name = 'That name is too long (256 characters at most).';
   else update.customer_name = name || null;
+
+  // Buying for a business: a billing name (required to pay) and, optionally, a tax ID; the full address follows.
+  const business = read('is_business_customer') === 'on';
+  update.is_business_customer = business;
+  if (business) {
+    const billingName = read('customer_billing_name');
+    const taxId = read('customer_tax_id');
+    if (billingName.length > 256) errors.customer_billing_name = 'That business name is too long (256 characters at most).';
+    else if (!billingName && paying) errors.customer_billing_name = 'Enter the business name for the invoice.';
+    else update.customer_billing_name = billingName || null;
+    if (taxId.length > 64) errors.customer_tax_id = 'That tax ID is too long.';
+    else update.customer_tax_id = taxId || null;
+  }
 
   const productId = read('product_id');
   if (productId && productId !== checkout.product_id) {

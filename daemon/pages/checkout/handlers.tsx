@@ -104,7 +104,7 @@ function formErrorsOf(error: CoreError): FormErrors {
 }
 
 /** The inputs the page has: anything else a service names goes in the message above the form. */
-const KNOWN_INPUT = /^(customer_email|customer_name|amount|product_id|discount_code|card_number|card_expiry|card_cvc|address_[a-z0-9_]+|cf_[a-z0-9_-]+)$/;
+const KNOWN_INPUT = /^(customer_email|customer_name|customer_billing_name|customer_tax_id|amount|product_id|discount_code|card_number|card_expiry|card_cvc|address_[a-z0-9_]+|cf_[a-z0-9_-]+)$/;
 
 /**
  * POST /checkout/:clientSecret: saves what was typed (recalculating the total), then applies or removes a

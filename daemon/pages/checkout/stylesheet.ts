@@ -41,6 +41,8 @@ table.amounts tr.total th, table.amounts tr.total td { font-weight: 700; font-si
 ul.benefits-received { list-style: none; }
 ul.benefits-received li + li { border-top: 1px solid var(--line); padding-top: .75rem; margin-top: .75rem; }
 .license-key { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+/* The business fields show once the box is ticked; without :has() (old browsers) they simply always show. */
+@supports selector(:has(a)) { .business:not(:has(input[name="is_business_customer"]:checked)) .business-fields { display: none; } }
 .default-submit { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
 `;
 

@@ -88,6 +88,7 @@ export interface CheckoutWire {
   url: string;
   expires_at: string;
   success_url: string;
+  return_url?: string | null;
   embed_origin: string | null;
   amount: number;
   discount_amount: number;
@@ -109,6 +110,8 @@ export interface CheckoutWire {
   customer_name: string | null;
   customer_email: string | null;
   customer_billing_name: string | null;
+  is_business_customer?: boolean;
+  customer_tax_id?: string | null;
   customer_billing_address: AddressWire | null;
   billing_address_fields: { country: FieldMode; state: FieldMode; city: FieldMode; postal_code: FieldMode; line1: FieldMode; line2: FieldMode };
   products: ProductWire[];

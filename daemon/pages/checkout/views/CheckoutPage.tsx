@@ -5,7 +5,7 @@ import { AddressFields } from '../components/AddressFields.js';
 import { Amounts } from '../components/Amounts.js';
 import { CardFields } from '../components/CardFields.js';
 import { CheckoutLayout } from '../components/CheckoutLayout.js';
-import { TextControl } from '../components/Controls.js';
+import { CheckboxControl, TextControl } from '../components/Controls.js';
 import { CustomFields } from '../components/CustomFields.js';
 import { activePrice, discountText, payLabel, priceText, trialText } from '../describe.js';
 import { formatMoney, toMajorInput } from '../money.js';
@@ -34,16 +34,19 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
   const hasErrors = Boolean(errors.form) || Object.keys(fields).length > 0;
   return (
     <CheckoutLayout title={product?.name ?? 'Checkout'} seller={checkout.organization.name} sandbox={sandbox}>
-      {errors.form ? (
+      {errors.form && Object.keys(fields).length === 0 ? (
         <Alert kind="error" id="form-error">
           {errors.form}
         </Alert>
       ) : hasErrors ? (
-        <Alert kind="error" id="form-error">
-          Some details need your attention: see the messages below.
-        </Alert>
+        <ErrorSummary message={errors.form} fields={fields} />
       ) : notice ? (
         <Alert kind="info">{notice}</Alert>
+      ) : null}
+      {checkout.return_url ? (
+        <p>
+          <a href={checkout.return_url}>← Back to {checkout.organization.name}</a>
+        </p>
       ) : null}
       <div className="checkout-grid">
         <section className="summary" aria-label="What you are buying">
@@ -83,7 +86,7 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
           <HiddenFields fields={{ expected_total: String(checkout.total_amount) }} />
 
           {checkout.products.length > 1 ? (
-            <fieldset className="group">
+            <fieldset className="group" id="field-product_id">
               <legend>Choose an option</legend>
               {fields.product_id ? <p className="field-error">{fields.product_id}</p> : null}
               {checkout.products.map((option) => {
@@ -135,6 +138,34 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
               required
             />
             <TextControl name="customer_name" label="Name (optional)" value={value('customer_name', checkout.customer_name)} error={fields.customer_name} autoComplete="name" maxLength={256} />
+            <div className="business">
+              <CheckboxControl
+                name="is_business_customer"
+                label="I'm buying for a business"
+                checked={typed ? typed.is_business_customer === 'on' : (checkout.is_business_customer ?? false)}
+                hint="The invoice then carries the business name, tax ID and full address."
+              />
+              <div className="business-fields">
+                <TextControl
+                  name="customer_billing_name"
+                  label="Business name"
+                  value={value('customer_billing_name', checkout.customer_billing_name)}
+                  error={fields.customer_billing_name}
+                  autoComplete="organization"
+                  maxLength={256}
+                />
+                <TextControl
+                  name="customer_tax_id"
+                  label="Tax ID (optional)"
+                  value={value('customer_tax_id', checkout.customer_tax_id)}
+                  error={fields.customer_tax_id}
+                  autoComplete="off"
+                  spellCheck={false}
+                  maxLength={64}
+                  hint="A VAT or other tax number, e.g. FR61954506077."
+                />
+              </div>
+            </div>
           </fieldset>
 
           <AddressFields checkout={checkout} typed={typed} errors={fields} />
@@ -144,13 +175,18 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
             <fieldset className="group">
               <legend>Discount</legend>
               {checkout.discount ? (
-                <div className="discount-applied" data-testid="discount-applied">
+                <div className="discount-applied" data-testid="discount-applied" id="field-discount_code">
                   <p>
                     {checkout.discount.code ? <strong>{checkout.discount.code}</strong> : <strong>{checkout.discount.name}</strong>}: {discountText(checkout.discount, recurring)}
                   </p>
                   <button type="submit" name="intent" value="remove_discount" className="button button-link" formNoValidate>
                     Remove discount
                   </button>
+                  {fields.discount_code ? (
+                    <p id="field-discount_code-error" className="field-error">
+                      {fields.discount_code}
+                    </p>
+                  ) : null}
                 </div>
               ) : (
                 <div className="discount-entry">
@@ -174,6 +210,25 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
         </form>
       </div>
     </CheckoutLayout>
+  );
+}
+
+/**
+ * Every field error, each a link to its input, so none is missed (a field may sit far down the form). The input's
+ * id is `field-<name>` (Controls.tsx); the discount and product errors point at their sections.
+ */
+function ErrorSummary({ message, fields }: { message?: string; fields: Partial<Record<string, string>> }) {
+  return (
+    <div id="form-error" className="alert alert-error" role="alert">
+      <p>{message ?? 'Some details need your attention:'}</p>
+      <ul>
+        {Object.entries(fields).map(([name, text]) => (
+          <li key={name}>
+            <a href={`#field-${name.replace(/[^a-zA-Z0-9_-]/g, '_')}`}>{text}</a>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

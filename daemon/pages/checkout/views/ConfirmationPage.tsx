@@ -43,7 +43,9 @@ export function ConfirmationPage({ checkout, receipt, baseUrl, sandbox }: Confir
 
       {next ? (
         <p data-testid="success-redirect">
-          Taking you back to {checkout.organization.name} in {SUCCESS_REDIRECT_SECONDS} seconds. <a href={next}>Continue now</a>
+          Taking you back to {checkout.organization.name} in {SUCCESS_REDIRECT_SECONDS} seconds. <a href={next} target={checkout.embed_origin ? '_top' : undefined}>
+            Continue now
+          </a>
         </p>
       ) : null}
 

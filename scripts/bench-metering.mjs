@@ -1,0 +1,325 @@
+// The usage-metering benchmark (issue 6): event ingestion over HTTP against the raw insert of the same rows
+// through the same driver, and meter quantities against hand-written SQL, on SQLite and PostgreSQL, with the
+// daemon's peak RSS. `scripts/bench.mjs` calls benchMetering() and puts its section in docs/performance.md;
+// `node scripts/bench-metering.mjs [--quick]` runs it alone and replaces that section in the file.
+//
+// TILL_BENCH_EVENTS (default 1,000,000; --quick 100,000) events, batches of 1,000 from TILL_BENCH_CLIENTS (4)
+// concurrent clients. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
+// fresh database is created and dropped); skipped, and said so, when it cannot be reached.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const BATCH = 1000;
+const CUSTOMERS = 100;
+const DAY = 86_400_000;
+const SPAN_DAYS = 90;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rate = (n, ms) => Math.round(n / (ms / 1000));
+const thousands = (n) => Math.round(n).toLocaleString('en-US');
+
+/** The i-th event: spread over customers and the last 90 days, with a token count. */
+function eventOf(i, customers, now) {
+  return {
+    name: i % 10 === 0 ? 'api_error' : 'api_call',
+    customer_id: customers[i % customers.length],
+    timestamp: new Date(now - SPAN_DAYS * DAY + Math.floor((i / 1_000_003) * SPAN_DAYS * DAY) + (i % 1000)).toISOString(),
+    external_id: `bench-${i}`,
+    metadata: { tokens: (i % 97) + 1, model: i % 3 === 0 ? 'large' : 'small' },
+  };
+}
+
+function peakRss(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { peak: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024, now: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024 };
+  } catch {
+    return { peak: 0, now: 0 };
+  }
+}
+
+async function startDaemon(root, env, port) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'till-bench-metering-'));
+  const child = spawn(process.execPath, [join(root, 'bin/tilld')], {
+    env: { ...process.env, TILL_PORT: String(port), TILL_DATA_DIR: dataDir, TILL_LOG_LEVEL: 'warn', TILL_RATE_LIMIT: 'off', TILL_SECRET: 'bench-secret-bench-secret-bench-secret-00', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { child, url, dataDir };
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('tilld did not start');
+}
+
+async function json(url, init, token) {
+  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return { body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/** A seller with an organization, customers and two meters on a fresh daemon. */
+async function seed(url) {
+  const signUp = await json(`${url}/api/auth/sign-up/email`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: `bench-${randomUUID()}@example.com`, password: 'bench-password-123' }) });
+  const token = signUp.headers.get('set-auth-token');
+  const organizationId = (await json(`${url}/api/auth/organization/create`, { method: 'POST', body: JSON.stringify({ name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }) }, token)).body.id;
+  const customers = [];
+  for (let i = 0; i < CUSTOMERS; i++) {
+    customers.push((await json(`${url}/v1/customers/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, email: `c${i}@bench.example` }) }, token)).body.id);
+  }
+  const meter = (name, aggregation) =>
+    json(`${url}/v1/meters/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] }, aggregation }) }, token).then((r) => r.body.id);
+  return { token, organizationId, customers, countMeter: await meter('API calls', { func: 'count' }), sumMeter: await meter('Tokens', { func: 'sum', property: 'tokens' }) };
+}
+
+/** Ingests `total` events over HTTP from `clients` concurrent clients; samples the daemon's RSS as it goes. */
+async function ingest(url, pid, seeded, total, clients, now) {
+  const batches = Math.ceil(total / BATCH);
+  let next = 0;
+  const samples = [];
+  const sampler = setInterval(() => samples.push(peakRss(pid).now), 1000);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let batch = next++; batch < batches; batch = next++) {
+        const events = [];
+        for (let i = batch * BATCH; i < Math.min(total, (batch + 1) * BATCH); i++) events.push(eventOf(i, seeded.customers, now));
+        const { body } = await json(`${url}/v1/events/ingest`, { method: 'POST', body: JSON.stringify({ events }) }, seeded.token);
+        if (body.inserted !== events.length) throw new Error(`batch ${batch}: ${JSON.stringify(body)}`);
+      }
+    }),
+  );
+  const ms = performance.now() - started;
+  clearInterval(sampler);
+  return { ms, rss: { peak: peakRss(pid).peak, samples } };
+}
+
+async function timeQuantities(url, token, meterId, query, runs) {
+  const times = [];
+  let answer;
+  for (let i = 0; i < runs + 2; i++) {
+    const started = performance.now();
+    answer = (await json(`${url}/v1/meters/${meterId}/quantities?${new URLSearchParams(query)}`, undefined, token)).body;
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  return { ms: median(times), answer };
+}
+
+async function timeSql(db, sql, bindings, runs) {
+  const times = [];
+  let rows;
+  for (let i = 0; i < runs + 2; i++) {
+    const started = performance.now();
+    const result = await db.raw(sql, bindings);
+    rows = Array.isArray(result) ? result : result.rows;
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  return { ms: median(times), rows };
+}
+
+/** The hand-written aggregation a person would write for each dialect: the baseline of a quantities call. */
+function handWritten(pg, func, bucket) {
+  const value = func === 'count' ? 'count(*)' : pg ? "sum((metadata->>'tokens')::double precision)" : "sum(json_extract(metadata, '$.tokens'))";
+  const key = bucket === 'day' ? `(timestamp_ms - ?) / ${DAY}` : pg ? "date_trunc('month', to_timestamp(timestamp_ms / 1000.0) at time zone 'UTC')" : "strftime('%Y-%m', timestamp_ms / 1000, 'unixepoch')";
+  return `select ${key} as bucket, ${value} as q from events where organization_id = ? and source = 'user' and name = 'api_call' ${bucket === 'month' ? 'and customer_id = ? ' : ''}and timestamp_ms >= ? and timestamp_ms <= ? group by 1 order by 1`;
+}
+
+/** The raw insert of the same rows through the same driver, on a fresh database with the same schema. */
+async function rawInsert(root, pg, config, total, customers, organizationId, now) {
+  const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
+  const { migrateToLatest } = await import(join(root, 'dist/core/db/migrate.js'));
+  const db = createDatabase(config);
+  await migrateToLatest(db);
+  await db('organization').insert({ id: organizationId, name: 'Raw', slug: `raw-${randomUUID().slice(0, 8)}`, createdAt: new Date().toISOString() });
+  const columns = ['id', 'organization_id', 'name', 'source', 'timestamp_ms', 'ingested_ms', 'customer_id', 'external_customer_id', 'external_id', 'parent_id', 'metadata'];
+  const rowOf = (i) => {
+    const event = eventOf(i, customers, now);
+    return [randomUUID(), organizationId, event.name, 'user', Date.parse(event.timestamp), now, event.customer_id, null, event.external_id, null, JSON.stringify(event.metadata)];
+  };
+  let ms;
+  if (pg) {
+    // node-postgres, multi-row INSERT of 1,000 rows (11,000 parameters) per statement.
+    const connection = await db.client.acquireConnection();
+    const placeholders = (count) => Array.from({ length: count }, (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
+    const full = placeholders(BATCH);
+    const started = performance.now();
+    for (let start = 0; start < total; start += BATCH) {
+      const rows = [];
+      for (let i = start; i < Math.min(total, start + BATCH); i++) rows.push(...rowOf(i));
+      const count = rows.length / columns.length;
+      await connection.query(`insert into events (${columns.join(', ')}) values ${count === BATCH ? full : placeholders(count)}`, rows);
+    }
+    ms = performance.now() - started;
+    await db.client.releaseConnection(connection);
+  } else {
+    // better-sqlite3, one prepared INSERT, 1,000 rows a transaction.
+    const connection = await db.client.acquireConnection();
+    const statement = connection.prepare(`insert into events (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+    const insertMany = connection.transaction((rows) => {
+      for (const row of rows) statement.run(row);
+    });
+    const started = performance.now();
+    for (let start = 0; start < total; start += BATCH) {
+      const rows = [];
+      for (let i = start; i < Math.min(total, start + BATCH); i++) rows.push(rowOf(i));
+      insertMany(rows);
+    }
+    ms = performance.now() - started;
+    await db.client.releaseConnection(connection);
+  }
+  await db.destroy();
+  return ms;
+}
+
+async function pgDatabase(serverUrl) {
+  const { default: knex } = await import('knex');
+  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('select 1');
+  } catch (error) {
+    await admin.destroy();
+    return { unavailable: String(error.message ?? error) };
+  }
+  const names = [`till_bench_${randomUUID().slice(0, 8)}`, `till_bench_raw_${randomUUID().slice(0, 8)}`];
+  for (const name of names) await admin.raw(`create database ${name}`);
+  const urlOf = (name) => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  return {
+    daemonUrl: urlOf(names[0]),
+    rawUrl: urlOf(names[1]),
+    async drop() {
+      for (const name of names) await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+async function benchDialect(root, dialect, { total, clients, port, pgUrl }) {
+  const pg = dialect === 'postgres';
+  const databases = pg ? await pgDatabase(pgUrl) : undefined;
+  if (databases?.unavailable) return { dialect, skipped: `PostgreSQL unreachable at ${pgUrl}: ${databases.unavailable}` };
+  const daemon = await startDaemon(root, pg ? { TILL_DATABASE_URL: databases.daemonUrl } : {}, port);
+  try {
+    const now = Date.now() - DAY;
+    const seeded = await seed(daemon.url);
+    const http = await ingest(daemon.url, daemon.child.pid, seeded, total, clients, now);
+
+    const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
+    const daemonDb = createDatabase(pg ? { client: 'postgres', connectionString: databases.daemonUrl } : { client: 'sqlite', filename: join(daemon.dataDir, 'till.sqlite') });
+    const start = now - SPAN_DAYS * DAY;
+    const end = now;
+    const runs = 9;
+    const range = { start_timestamp: new Date(start).toISOString(), end_timestamp: new Date(end).toISOString() };
+    const customer = seeded.customers[0];
+    const calls = {
+      monthlyCount: await timeQuantities(daemon.url, seeded.token, seeded.countMeter, { ...range, interval: 'month', customer_id: customer }, runs),
+      dailyCount: await timeQuantities(daemon.url, seeded.token, seeded.countMeter, { ...range, interval: 'day' }, runs),
+      monthlySum: await timeQuantities(daemon.url, seeded.token, seeded.sumMeter, { ...range, interval: 'month', customer_id: customer }, runs),
+      dailySum: await timeQuantities(daemon.url, seeded.token, seeded.sumMeter, { ...range, interval: 'day' }, runs),
+    };
+    const sql = {
+      monthlyCount: await timeSql(daemonDb, handWritten(pg, 'count', 'month'), [seeded.organizationId, customer, start, end], runs),
+      dailyCount: await timeSql(daemonDb, handWritten(pg, 'count', 'day'), [start, seeded.organizationId, start, end], runs),
+      monthlySum: await timeSql(daemonDb, handWritten(pg, 'sum', 'month'), [seeded.organizationId, customer, start, end], runs),
+      dailySum: await timeSql(daemonDb, handWritten(pg, 'sum', 'day'), [start, seeded.organizationId, start, end], runs),
+    };
+    const sumOf = (rows) => rows.reduce((sum, row) => sum + Number(row.q), 0);
+    const agree = Object.keys(calls).every((key) => Math.abs(calls[key].answer.total - sumOf(sql[key].rows)) < 1e-6);
+    await daemonDb.destroy();
+    const rawMs = await rawInsert(root, pg, pg ? { client: 'postgres', connectionString: databases.rawUrl } : { client: 'sqlite', filename: join(mkdtempSync(join(tmpdir(), 'till-bench-raw-')), 'raw.db') }, total, seeded.customers, seeded.organizationId, now);
+    return { dialect, http, rawMs, calls, sql, agree };
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await new Promise((resolve) => daemon.child.once('exit', resolve));
+    rmSync(daemon.dataDir, { recursive: true, force: true });
+    await databases?.drop?.();
+  }
+}
+
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+function section(results, { total, clients }) {
+  const targets = { sqlite: 40_000, postgres: 20_000 };
+  const lines = [
+    '## Usage metering',
+    '',
+    `${thousands(total)} events ingested over HTTP (\`POST /v1/events/ingest\`, batches of ${BATCH} from ${clients} concurrent clients) into`,
+    `a fresh daemon, against the raw insert of the same rows into the same table and indexes through the same driver`,
+    '(better-sqlite3: one prepared INSERT, 1,000 rows a transaction; node-postgres: 1,000-row multi-row INSERTs).',
+    `Then quantities of two meters (\`count\` and \`sum(tokens)\`, both filtered on the event name) over ${SPAN_DAYS} days:`,
+    "one customer's by month and everyone's by day, over HTTP, against the hand-written aggregation SQL run on the same",
+    'database. Targets (issue 6): HTTP ingestion ≥ 50 % of the raw rate and ≥ 40,000 events/s on SQLite, ≥ 20,000 on',
+    'PostgreSQL; a quantities call ≤ 1.5× the hand-written SQL and under 50 ms.',
+    '',
+  ];
+  for (const result of results) {
+    const name = result.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    if (result.skipped) {
+      lines.push(`### ${name}`, '', `Not measured: ${result.skipped}.`, '');
+      continue;
+    }
+    const httpRate = rate(total, result.http.ms);
+    const rawRate = rate(total, result.rawMs);
+    const share = httpRate / rawRate;
+    const flat = result.http.rss.samples.length ? `${mb(Math.min(...result.http.rss.samples))} – ${mb(Math.max(...result.http.rss.samples))}` : 'n/a';
+    lines.push(
+      `### ${name}`,
+      '',
+      '| Ingestion | Time | Events/s | Target | |',
+      '|---|---|---|---|---|',
+      `| raw insert (baseline) | ${ms(result.rawMs)} | ${thousands(rawRate)} | | |`,
+      `| over HTTP | ${ms(result.http.ms)} | ${thousands(httpRate)} | ≥ 50 % of raw (${(share * 100).toFixed(0)} %) | ${share >= 0.5 ? 'met' : '**missed**'} |`,
+      `| | | | ≥ ${thousands(targets[result.dialect])}/s | ${httpRate >= targets[result.dialect] ? 'met' : '**missed**'} |`,
+      '',
+      `Daemon RSS while ingesting (sampled each second): ${flat}; peak ${mb(result.http.rss.peak)}.`,
+      '',
+      '| Quantities (median of 9) | Hand-written SQL | Quantities call (HTTP) | Ratio | ≤ 1.5× | < 50 ms |',
+      '|---|---|---|---|---|---|',
+    );
+    const label = { monthlyCount: 'count, one customer, by month', dailyCount: 'count, everyone, by day', monthlySum: 'sum(tokens), one customer, by month', dailySum: 'sum(tokens), everyone, by day' };
+    for (const key of Object.keys(label)) {
+      const call = result.calls[key].ms;
+      const base = result.sql[key].ms;
+      lines.push(`| ${label[key]} | ${ms(base)} | ${ms(call)} | ${(call / base).toFixed(2)} | ${call <= 1.5 * base ? 'met' : '**missed**'} | ${call < 50 ? 'met' : '**missed**'} |`);
+    }
+    lines.push('', `The API's totals ${result.agree ? 'equal' : '**differ from**'} the hand-written SQL's.`, '');
+  }
+  return lines.join('\n');
+}
+
+/** Runs the metering benchmark on SQLite and PostgreSQL and returns its section of docs/performance.md. */
+export async function benchMetering({ root, quick = false }) {
+  const total = Number(process.env.TILL_BENCH_EVENTS || (quick ? 100_000 : 1_000_000));
+  const clients = Number(process.env.TILL_BENCH_CLIENTS || 4);
+  const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const results = [];
+  for (const [index, dialect] of ['sqlite', 'postgres'].entries()) {
+    console.error(`metering: ${dialect}, ${thousands(total)} events…`);
+    results.push(await benchDialect(root, dialect, { total, clients, port: 5101 + index, pgUrl }));
+  }
+  return section(results, { total, clients });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const root = new URL('..', import.meta.url).pathname;
+  const text = await benchMetering({ root, quick: process.argv.includes('--quick') });
+  const path = join(root, 'docs/performance.md');
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
+  const start = current.indexOf('## Usage metering');
+  const after = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+  const updated = start < 0 ? `${current.trimEnd()}\n\n${text}\n` : `${current.slice(0, start)}${text}\n${after < 0 ? '' : current.slice(after + 1)}`;
+  writeFileSync(path, updated);
+  console.log(text);
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../daemon/testing/daemon.js';
 import { seller, tillJson, type Seller } from './testing/catalog.js';
+import { till } from './testing/till.js';
 
 // Issue 5's "Done means", as a CI pipeline would script it: only the built `till`, every step with --json, each
 // step's input taken from the previous steps' JSON. A year of billing runs in one test-clock advance.
@@ -53,5 +54,15 @@ describe('a year of commerce scripted with till --json', () => {
     expect(await run('subscriptions', 'get', subscriptionId)).toMatchObject({ status: 'canceled', ended_at: subscription.current_period_end });
     const after = (await run('orders', 'list', '--subscription', subscriptionId, '--all')).items;
     expect(after).toHaveLength(13);
+  });
+
+  it('leaves a checkout open when the test token is declined, and pays it with another', async () => {
+    const product = await tillJson(['products', 'create', '--name', 'Declined Pro', '--price', '900:usd:month'], acme.env);
+    const checkout = await tillJson(['checkouts', 'create', '--product', product.id, '--customer-email', 'declined@example.com'], acme.env);
+    const declined = await till(['checkouts', 'confirm', checkout.id, '--token', 'tok_chargeDeclined', '--country', 'FR', '--json'], acme.env);
+    expect(declined.exitCode).not.toBe(0);
+    expect(JSON.parse(declined.stderr).error.message).toMatch(/declined/i);
+    expect(await tillJson(['checkouts', 'get', checkout.id], acme.env)).toMatchObject({ status: 'open', subscription_id: null });
+    expect(await tillJson(['checkouts', 'confirm', checkout.id, '--token', 'tok_visa', '--country', 'FR'], acme.env)).toMatchObject({ status: 'succeeded' });
   });
 });

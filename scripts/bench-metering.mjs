@@ -59,8 +59,15 @@ async function startDaemon(root, env, port) {
   throw new Error('tilld did not start');
 }
 
-async function json(url, init, token) {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
+async function json(url, init, token, attempt = 1) {
+  let res;
+  try {
+    res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
+  } catch (error) {
+    // A kept-alive connection the server closed as the request went out: resend (ingest dedupes on external_id).
+    if (attempt < 3) return json(url, init, token, attempt + 1);
+    throw error;
+  }
   const text = await res.text();
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 300)}`);
   return { body: text ? JSON.parse(text) : null, headers: res.headers };
@@ -93,7 +100,7 @@ async function ingest(url, pid, seeded, total, clients, now) {
         const events = [];
         for (let i = batch * BATCH; i < Math.min(total, (batch + 1) * BATCH); i++) events.push(eventOf(i, seeded.customers, now));
         const { body } = await json(`${url}/v1/events/ingest`, { method: 'POST', body: JSON.stringify({ events }) }, seeded.token);
-        if (body.inserted !== events.length) throw new Error(`batch ${batch}: ${JSON.stringify(body)}`);
+        if (body.inserted + body.duplicates !== events.length) throw new Error(`batch ${batch}: ${JSON.stringify(body)}`);
       }
     }),
   );

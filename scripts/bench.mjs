@@ -116,6 +116,10 @@ const roundTripMs = Math.max(0, timeCommand(['-e', getScript]) - nodeMs);
 daemon.kill('SIGTERM');
 rmSync(dataDir, { recursive: true, force: true });
 
+// ---- 3. usage metering (issue 6): ingestion over HTTP vs raw inserts, quantities vs hand-written SQL ----
+const { benchMetering } = await import('./bench-metering.mjs');
+const meteringSection = await benchMetering({ root, quick });
+
 const budget = (ms, factor, extra = 0) => (ms <= factor * nodeMs + extra ? 'met' : '**missed**');
 const report = `# Performance
 
@@ -153,6 +157,8 @@ Measured while building \`till\` (CPU time of one \`GET /api/auth/get-session\` 
 adds about 20 ms, global \`fetch\` about 130 ms and undici's \`request\` about 175 ms, because both compile a
 WebAssembly HTTP parser on first use. With \`fetch\`, \`till whoami --json\` missed its budget, so \`cli/api/client.ts\`
 is written on \`node:http\` (one small module).
+
+${meteringSection}
 `;
 writeFileSync(join(root, 'docs/performance.md'), report);
 console.log(report);

@@ -4,6 +4,7 @@ import { fromDbInt, fromDbTime, fromDbTimeOrNull, newId, toDbTime } from '../db/
 import type { Database, Executor } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import { findCustomers } from '../billing/customers/repository.js';
+import { announceCustomerState } from '../billing/customer-state/service.js';
 import type { Customer } from '../billing/customers/schema.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
@@ -101,7 +102,8 @@ export const meteringJobs: JobHandlers = {
   [CUSTOMER_REFRESH_JOB]: async ({ db, clock }, job) => {
     await db.transaction(async (trx) => {
       const customer = await customerOfSubject(trx, job.organizationId, job.subjectId);
-      if (customer) await refreshCustomerMeters(trx, clock.now(), customer);
+      // As Polar does, a change of a customer's meters is announced as customer.state_changed.
+      if (customer && (await refreshCustomerMeters(trx, clock.now(), customer))) await announceCustomerState(trx, clock, customer.organizationId, customer.id);
     });
   },
 };

@@ -6,7 +6,7 @@ import type { Page, PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
 import { childCounts, findEvent, listEventNames as listNameRows, listEvents as listRows, type EventFilter, type EventName } from './events-repository.js';
 import { findMeter } from './meters-repository.js';
-import type { StoredEvent } from './schema.js';
+import type { Filter, StoredEvent } from './schema.js';
 
 export interface EventView {
   event: StoredEvent;
@@ -40,19 +40,23 @@ export async function getEvent(db: Database, readable: ReadonlySet<string>, id: 
   return (await withCustomers(db, [event]))[0];
 }
 
-/** GET /v1/events: a meter filter reads the meter (of a readable organization) and keeps the events it counts. */
+/**
+ * GET /v1/events: `meter_id` reads the meter (of a readable organization) and keeps the user events it counts;
+ * `filter` (a meter filter) does the same without a meter.
+ */
 export async function listEvents(
   db: Database,
-  filter: Omit<EventFilter, 'meterFilter'> & { meterId?: string },
+  filter: Omit<EventFilter, 'meterFilter'> & { meterId?: string; filter?: Filter },
   sorting: readonly SortCriterion[],
   page: PageQuery,
 ): Promise<Page<EventView>> {
-  const { meterId, ...rest } = filter;
-  let meterFilter;
+  const { meterId, filter: given, ...rest } = filter;
+  let meterFilter: Filter | undefined = given;
   if (meterId) {
     const meter = await findMeter(db, meterId, filter.organizationIds);
     if (!meter) throw new CoreError('invalid', 'METER_NOT_FOUND', 'Meter not found', [{ loc: ['query', 'meter_id'], msg: 'Meter not found.', type: 'value_error' }]);
-    meterFilter = meter.filter;
+    // Both given: the events the meter counts that also match the filter.
+    meterFilter = given ? { conjunction: 'and', clauses: [meter.filter, given] } : meter.filter;
   }
   const rows = await listRows(db, { ...rest, meterFilter }, sorting, page);
   return { items: await withCustomers(db, rows.items), totalCount: rows.totalCount };

@@ -8,8 +8,11 @@ import type { EventMetadata, StoredEvent } from './schema.js';
 
 /** Largest batch one ingest call takes (Polar sets no count, only the 10 MiB body; this keeps a batch one transaction's worth). */
 export const MAX_EVENTS_PER_BATCH = 10_000;
-/** How long after an ingest the customers' meters are recomputed (a burst of batches shares one recomputation). */
-const REFRESH_DELAY_MS = 1000;
+/**
+ * How long after an ingest the customers' meters are recomputed in the background: steady ingestion shares one
+ * recomputation per customer per period instead of competing with itself (reads recompute what they answer anyway).
+ */
+const REFRESH_DELAY_MS = 5000;
 
 type Issue = { loc: (string | number)[]; msg: string; type: string };
 

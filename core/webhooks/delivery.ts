@@ -14,6 +14,7 @@ import {
   resetFailures,
   settleEndpointEvent,
   skipPendingEvents,
+  tryFanOutLock,
   releaseClaim,
   type ClaimedDelivery,
 } from './repository.js';
@@ -57,6 +58,7 @@ export function retryDelayMs(attempt: number, baseMs: number, random: () => numb
  */
 export async function fanOutEvents(db: Database, clock: Clock, limit = 200): Promise<number> {
   return db.transaction(async (trx) => {
+    if (!(await tryFanOutLock(trx))) return 0;
     const events = await lockUnfannedEvents(trx, limit);
     if (!events.length) return 0;
     const organizationIds = [...new Set(events.map((e) => e.organizationId))];

@@ -104,6 +104,20 @@ export interface UnfannedEvent {
   createdAt: Date;
 }
 
+/** An arbitrary constant naming the fan-out lock among daemons ("till" in ASCII). */
+const FAN_OUT_LOCK = 0x7469_6c6c;
+
+/**
+ * On PostgreSQL, takes the fan-out lock for this transaction if no other daemon holds it (false: another daemon
+ * is fanning out right now; it will copy these events). One fan-out at a time keeps each endpoint's queue in
+ * event order. SQLite has one writer anyway.
+ */
+export async function tryFanOutLock(trx: Knex.Transaction): Promise<boolean> {
+  if (dialectOf(trx) !== 'postgres') return true;
+  const result = await trx.raw('select pg_try_advisory_xact_lock(?) as locked', [FAN_OUT_LOCK]);
+  return Boolean(result.rows[0]?.locked);
+}
+
 /**
  * The oldest outbox events not yet fanned out, locked for this transaction on PostgreSQL (SKIP LOCKED: two
  * daemons fan out disjoint batches).

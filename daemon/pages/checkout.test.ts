@@ -2,11 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CheckoutCreate } from '../../core/billing/checkouts/schema.js';
-import { serializeCheckout } from '../../core/billing/checkouts/serialize.js';
-import { createCheckout, getCheckout } from '../../core/billing/checkouts/service.js';
-import { systemClock } from '../../core/clock.js';
-import { sandboxProcessor } from '../../core/payments/sandbox.js';
 import { launchBrowser } from '../testing/browser.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
@@ -47,12 +42,8 @@ interface CheckoutJson {
   total_amount: number;
 }
 
-/** The checkout service as the /v1/checkouts routes call it (the seller's side is not what these tests are about). */
-const checkoutDeps = () => ({ db: daemon.db, clock: systemClock, payments: sandboxProcessor, baseUrl: daemon.baseUrl });
-const newCheckout = async (productId: string, extra: Record<string, unknown> = {}): Promise<CheckoutJson> =>
-  serializeCheckout(await createCheckout(checkoutDeps(), organizationId, CheckoutCreate.parse({ products: [productId], ...extra })), daemon.baseUrl);
-const checkoutNow = async (id: string): Promise<CheckoutJson & Record<string, any>> =>
-  serializeCheckout(await getCheckout(checkoutDeps(), new Set([organizationId]), id), daemon.baseUrl);
+const newCheckout = (productId: string, extra: Record<string, unknown> = {}) => v1<CheckoutJson>('POST', '/checkouts/', { products: [productId], ...extra });
+const checkoutNow = (id: string) => v1<CheckoutJson & Record<string, any>>('GET', `/checkouts/${id}`);
 const ordersOfIn = (organization: string, checkoutId: string) =>
   v1<{ items: any[] }>('GET', `/orders/?organization_id=${organization}&checkout_id=${checkoutId}`).then((page) => page.items);
 const ordersOf = (checkoutId: string) => ordersOfIn(organizationId, checkoutId);
@@ -444,7 +435,7 @@ describe('the hosted checkout page in Chromium', () => {
     const seller = await createOrganization(owner, 'Sandbox Seller');
     await v1('PATCH', `/organizations/${seller}/clock`, { sandbox: true });
     const productId = await v1<{ id: string }>('POST', '/products/', { organization_id: seller, name: 'Short Offer', prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] });
-    const checkout = serializeCheckout(await createCheckout(checkoutDeps(), seller, CheckoutCreate.parse({ products: [productId.id] })), daemon.baseUrl);
+    const checkout = await newCheckout(productId.id);
     const page = await context.newPage();
     await page.goto(checkout.url);
     expect(await page.getByTestId('price').textContent()).toBe('$9.00');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/clock.js';
-import { cycleBenefits, grantBenefits } from '../../core/billing/benefit-grants/service.js';
+import { cycleBenefits, grantBenefits, revokeBenefitGrants, revokeCustomerBenefits } from '../../core/billing/benefit-grants/service.js';
 import { guildTokenKey, mintGuildToken } from '../../core/billing/benefits/guild-token.js';
 import { organizationClock } from '../../core/jobs/clock.js';
 import { listEvents } from '../../core/webhooks/outbox.js';
@@ -143,10 +143,14 @@ describe('/v1/benefit-grants', () => {
     const orderId = randomUUID();
     await grantForOrder(daemon, { organizationId, customerId: seeded.customerId, productId: seeded.productId, orderId });
     const state = await sdk().customers.getState({ id: seeded.customerId });
-    expect(state).toMatchObject({ id: seeded.customerId, activeSubscriptions: [], activeMeters: [] });
+    expect(state).toMatchObject({ id: seeded.customerId, activeSubscriptions: [] });
     expect(state.grantedBenefits.map((g) => g.benefitType).sort()).toEqual(['custom', 'license_keys', 'meter_credit']);
     const byExternal = await sdk().customers.getStateExternal({ externalId: seeded.externalId });
     expect(byExternal.grantedBenefits).toHaveLength(3);
+    // The meter credit shows among the active meters once metering has refreshed the customer's meters (a job).
+    await expect
+      .poll(async () => (await sdk().customers.getState({ id: seeded.customerId })).activeMeters, { timeout: 15_000, interval: 250 })
+      .toMatchObject([{ meterId, creditedUnits: 100, consumedUnits: 0, balance: 100 }]);
     const announced = (await eventsOf('customer.state_changed')).at(-1)!.payload.data as { id: string; granted_benefits: unknown[] };
     expect(announced).toMatchObject({ id: seeded.customerId });
     expect(announced.granted_benefits).toHaveLength(3);
@@ -181,5 +185,23 @@ describe('/v1/benefit-grants', () => {
     expect((await fetch(file.download.url)).status).toBe(404);
     const revoked = await v1(owner.token, 'GET', `/benefit-grants/${grant!.id}/downloads`);
     expect(revoked.status).toBe(422);
+  });
+
+  it('revokes every grant of a customer, or of a benefit, across orders, for the deletions that need it', async () => {
+    const seeded = await seedProductWithBenefits(daemon, owner.token, organizationId, [everyType()[0], everyType()[4]] as never);
+    for (const orderId of [randomUUID(), randomUUID()]) await grantForOrder(daemon, { organizationId, customerId: seeded.customerId, productId: seeded.productId, orderId });
+    expect(await grantsOf(seeded.customerId, { isGranted: true })).toHaveLength(4);
+    const inOrg = async <T>(run: (trx: Parameters<typeof grantBenefits>[0], clock: Parameters<typeof grantBenefits>[1]) => Promise<T>) =>
+      daemon.db.transaction(async (trx) => run(trx, await organizationClock(trx, systemClock, organizationId)));
+
+    await inOrg((trx, clock) => revokeBenefitGrants(trx, clock, seeded.benefitIds[1]!));
+    const afterBenefit = await grantsOf(seeded.customerId, { isGranted: true });
+    expect(afterBenefit.map((g) => g.benefit.type)).toEqual(['custom', 'custom']);
+    expect((await sdk().licenseKeys.list({ benefitId: seeded.benefitIds[1]! })).result.items.map((k) => k.status)).toEqual(['revoked', 'revoked']);
+
+    await inOrg((trx, clock) => revokeCustomerBenefits(trx, clock, organizationId, seeded.customerId));
+    expect(await grantsOf(seeded.customerId, { isGranted: true })).toEqual([]);
+    expect(await grantsOf(seeded.customerId, { isGranted: false })).toHaveLength(4);
+    expect((await sdk().customers.getState({ id: seeded.customerId })).grantedBenefits).toEqual([]);
   });
 });

@@ -65,6 +65,8 @@ describe('/v1/checkouts', () => {
     expect(fetched).toMatchObject({ id: created.id, clientSecret: created.clientSecret, totalAmount: 2500 });
     const listed = await sdk.checkouts.list({ organizationId, productId: ebook.id });
     expect(listed.result.items.map((c) => c.id)).toEqual([created.id]);
+    const byExternalId = await sdk.checkouts.create({ products: [ebook.id], externalCustomerId: 'crm-42' });
+    expect((await sdk.checkouts.list({ externalCustomerId: 'crm-42' })).result.items.map((c) => c.id)).toEqual([byExternalId.id]);
 
     const updated = await sdk.checkouts.update({ id: created.id, checkoutUpdate: { customerEmail: 'buyer@example.com', metadata: { source: 'updated' } } });
     expect(updated).toMatchObject({ customerEmail: 'buyer@example.com', metadata: { source: 'updated' } });
@@ -153,6 +155,11 @@ describe('/v1/checkouts', () => {
     expect(await daemon.db('orders').where({ checkout_id: checkout.id })).toHaveLength(0);
     await anonymous.checkouts.clientConfirm({ clientSecret: secret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } });
     expect((await sdk.checkouts.get({ id: checkout.id })).status).toBe('succeeded');
+    const statuses = (await listEvents(daemon.db, organizationId))
+      .filter((e) => (e.payload.data as { id: string }).id === checkout.id)
+      .map((e) => `${e.payload.type}:${(e.payload.data as { status: string }).status}`);
+    // The first confirmation also applied its billing address (an update).
+    expect(statuses).toEqual(['checkout.created:open', 'checkout.updated:open', 'checkout.updated:confirmed', 'checkout.updated:open', 'checkout.updated:confirmed', 'checkout.updated:succeeded']);
   });
 
   it('refuses to confirm without an email or a payment method, and an unknown test token, changing nothing', async () => {

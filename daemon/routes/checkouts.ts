@@ -38,6 +38,7 @@ export const checkoutRoutes = [
       organization_id: oneOrMany(z.string()).optional(),
       product_id: oneOrMany(z.string()).optional(),
       customer_id: oneOrMany(z.string()).optional(),
+      external_customer_id: oneOrMany(z.string()).optional(),
       status: oneOrMany(z.enum(CHECKOUT_STATUSES)).optional(),
       query: z.string().max(256).optional(),
       sorting: sortingQuery(CHECKOUT_SORTING).default(['-created_at']),
@@ -45,7 +46,7 @@ export const checkoutRoutes = [
     handler: async ({ principal, query, deps }) => {
       const readable = organizationsWith(principal, READ);
       const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
-      const filter = { organizationIds, productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query };
+      const filter = { organizationIds, productIds: query.product_id, customerIds: query.customer_id, externalCustomerIds: query.external_customer_id, statuses: query.status, query: query.query };
       const page = await listCheckouts(checkoutDeps(deps), filter, toSortCriteria(query.sorting), query);
       return listResource(page, query, (checkout) => serializeCheckout(checkout, deps.baseUrl));
     },

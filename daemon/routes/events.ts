@@ -5,7 +5,7 @@ import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shar
 import { Timestamp } from '../../core/billing/shared/time.js';
 import { getEvent, listEventNames, listEvents, type EventView } from '../../core/metering/events.js';
 import { ingestEvents } from '../../core/metering/ingest.js';
-import { EVENT_NAME_SORTING, EVENT_SORTING } from '../../core/metering/schema.js';
+import { EVENT_NAME_SORTING, EVENT_SORTING, Filter } from '../../core/metering/schema.js';
 import { serializeEvent, serializeEventName } from '../../core/metering/serialize.js';
 import { parseInput } from '../http/validate.js';
 import { defineRoute, organizationsWith, targetOrganization } from '../http/v1/route.js';
@@ -54,6 +54,19 @@ export const eventRoutes = [
       start_timestamp: Timestamp.optional(),
       end_timestamp: Timestamp.optional(),
       meter_id: z.string().optional(),
+      // A meter filter as JSON, as Polar's `filter` parameter takes it.
+      filter: z
+        .string()
+        .transform((text, ctx) => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            ctx.addIssue({ code: 'custom', message: 'filter must be a JSON meter filter' });
+            return z.NEVER;
+          }
+        })
+        .pipe(Filter)
+        .optional(),
       parent_id: z.string().optional(),
       depth: z.coerce.number().int().min(0).max(5).optional(),
       query: z.string().optional(),
@@ -70,6 +83,7 @@ export const eventRoutes = [
         start: query.start_timestamp,
         end: query.end_timestamp,
         meterId: query.meter_id,
+        filter: query.filter,
         parentId: query.parent_id,
         topLevel: query.depth === 0,
         query: query.query,

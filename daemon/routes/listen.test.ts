@@ -172,6 +172,15 @@ describe('GET /v1/cli/listen/{organization_id}', () => {
   });
 });
 
+describe('stream settings', () => {
+  it('refuses a poll or heartbeat interval too short to be sane, naming the variable', () => {
+    const base = { TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-data-')), TILL_SECRET: 'test-secret-test-secret-test-secret-0123' };
+    expect(() => loadConfig({ ...base, TILL_LISTEN_POLL_MS: '10' })).toThrow(/TILL_LISTEN_POLL_MS must be a whole number ≥ 50/);
+    expect(() => loadConfig({ ...base, TILL_LISTEN_HEARTBEAT_MS: 'often' })).toThrow(/TILL_LISTEN_HEARTBEAT_MS/);
+    expect(loadConfig(base).listen).toEqual({ pollMs: 1000, heartbeatMs: 15_000 });
+  });
+});
+
 describe.skipIf(!process.env.TILL_TEST_DATABASE_URL)('several daemons on one PostgreSQL database', () => {
   it("carries every daemon's events on every daemon's stream (LISTEN/NOTIFY, no polling)", async () => {
     // The second daemon polls once a minute: only a notification can bring it the event in time.

@@ -2,6 +2,7 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshedCustomerMeter } from '../../core/metering/testing.js';
+import { listEvents } from '../../core/webhooks/outbox.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
@@ -182,6 +183,11 @@ describe('/v1/meters', () => {
     const items = 'pagination' in page ? page.items : [];
     expect(items.length).toBe(4);
     expect(new Set(items.map((e) => e.name))).toEqual(new Set(['render']));
+
+    const filtered = await sdk().events.list({ organizationId, filter: JSON.stringify({ conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'render' }, { property: 'minutes', operator: 'gte', value: 7 }] }), limit: 100 });
+    expect(('pagination' in filtered ? filtered.items : []).map((e) => (e.metadata as Record<string, unknown>).minutes).sort((a, b) => Number(a) - Number(b))).toEqual([7, 100]);
+    const bad = await v1(owner.token, 'GET', `/events/?filter=${encodeURIComponent('{"conjunction":"xor","clauses":[]}')}`);
+    expect(bad.status).toBe(422);
   });
 
   it('archives a meter and hides it from archived=false lists; refuses archiving one a live price uses', async () => {
@@ -258,5 +264,8 @@ describe('/v1/customer-meters', () => {
       if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(items).toMatchObject([{ consumedUnits: 2 }]);
+    // The change is announced as the customer's new state.
+    const announced = await listEvents(daemon.db, organizationId, { type: 'customer.state_changed' });
+    expect(announced.some((event) => (event.payload.data as { id?: string }).id === customer)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
 import { generateInvoice, invoiceData, invoiceLink, renderInvoicePdf, verifyInvoiceSignature } from '../../core/billing/orders/invoice.js';
@@ -11,8 +11,7 @@ import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shar
 import { CoreError } from '../../core/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { V1Deps } from '../http/v1/deps.js';
-import { resolvePrincipal } from '../http/v1/principal.js';
-import { defineRoute, organizationsWith, requireScope } from '../http/v1/route.js';
+import { defineRoute, organizationsWith } from '../http/v1/route.js';
 
 const READ = ['orders:read', 'orders:write'] as const;
 const WRITE = ['orders:write'] as const;
@@ -86,6 +85,20 @@ export const orderRoutes = [
     handler: async ({ principal, params, body, deps }) => serializeOrderView(await updateOrder(deps.db, deps.clock, access(principal), params.id, body)),
   }),
   defineRoute({
+    method: 'post',
+    path: '/v1/orders/:id/invoice',
+    operationId: 'orders:generate_invoice',
+    summary: 'Generate the order’s invoice (needs a paid order with a billing name and address; emits order.updated)',
+    tag: TAG,
+    scopes: WRITE,
+    status: 202,
+    params: IdParams,
+    handler: async ({ principal, params, deps }) => {
+      await generateInvoice(deps.db, deps.clock, access(principal), params.id);
+      return null;
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/v1/orders/:id/invoice',
     operationId: 'orders:invoice',
@@ -98,25 +111,9 @@ export const orderRoutes = [
   }),
 ];
 
-/**
- * The invoice routes outside the JSON answers of defineRoute: `POST /v1/orders/{id}/invoice` answers 202 as
- * Polar does, and the PDF itself is served at the signed link that `GET /v1/orders/{id}/invoice` hands out.
- */
+/** The invoice PDF itself, served as bytes at the signed link that `GET /v1/orders/{id}/invoice` hands out. */
 export function invoiceRouter(deps: V1Deps): Router {
   const router = Router();
-
-  const generate: RequestHandler = async (req, res, next) => {
-    try {
-      const principal = await resolvePrincipal(req, deps);
-      if (principal.kind === 'organization_token') requireScope(principal, WRITE);
-      const { id } = parseInput(IdParams, req.params, 'path');
-      await generateInvoice(deps.db, deps.clock, access(principal), id);
-      res.status(202).json(null);
-    } catch (error) {
-      next(error);
-    }
-  };
-  router.post('/v1/orders/:id/invoice', generate);
 
   router.get('/v1/orders/:id/invoice.pdf', async (req, res, next) => {
     try {

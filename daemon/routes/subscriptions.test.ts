@@ -203,4 +203,18 @@ describe('/v1/subscriptions', () => {
     expect((await v1(token.token, 'PATCH', `/subscriptions/${id}`, { cancel_at_period_end: true })).status).toBe(403);
     expect((await sdk.subscriptions.get({ id })).cancelAtPeriodEnd).toBe(false);
   });
+
+  it('documents the four PATCH forms in /openapi.json', async () => {
+    const document = await (await fetch(`${daemon.url}/openapi.json`)).json();
+    const schema = document.paths['/v1/subscriptions/{id}'].patch.requestBody.content['application/json'].schema;
+    expect(schema.anyOf.map((form: { required: string[] }) => form.required[0]).sort()).toEqual(['cancel_at_period_end', 'discount_id', 'product_id', 'revoke']);
+  });
+
+  it('lets exactly one of ten concurrent revokes win, announcing it once', async () => {
+    const plan = await monthly('Raced', 800);
+    const id = await subscribe(plan.id, 'race@example.com');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => v1(owner.token, 'DELETE', `/subscriptions/${id}`)));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 403, 403, 403, 403, 403, 403, 403, 403, 403]);
+    expect((await eventTypes(id)).filter((type) => type === 'subscription.revoked')).toHaveLength(1);
+  });
 });

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../core/db/database.js';
 import { fromDbJson } from '../../core/db/columns.js';
@@ -53,6 +53,7 @@ afterAll(async () => {
   await daemon?.kill();
   await receiver?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  if (bin) rmSync(dirname(dirname(bin)), { recursive: true, force: true });
 });
 
 const outboxOf = async (db: Database, organizationId: string) =>

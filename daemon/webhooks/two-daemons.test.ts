@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromDbJson } from '../../core/db/columns.js';
 import { createTestDatabase, type TestDatabase } from '../../core/testing/database.js';
@@ -31,6 +33,7 @@ afterAll(async () => {
   for (const daemon of daemons) await daemon.kill();
   await receiver?.close();
   await database?.destroy();
+  if (bin) rmSync(dirname(dirname(bin)), { recursive: true, force: true });
 });
 
 describe.skipIf(!postgres)('two daemons on one PostgreSQL database (skipped on SQLite: a SQLite file belongs to one daemon)', () => {

@@ -87,7 +87,7 @@ describe('till listen', () => {
     // A one-byte change of the body no longer verifies.
     expect(() => validateEvent(request.body.replace(customer.id, customer.id.replace(/.$/, 'x')), receiver.webhookHeaders(request), secret)).toThrow(/No matching signature found/);
 
-    await expect.poll(output).toContain(`--> customer.created [${event.id}]`);
+    await expect.poll(output).toContain(`--> customer.created ${event.id}\n`);
     expect(output()).toMatch(new RegExp(`<-- 200 POST ${receiver.url.replace(/[/.]/g, '\\$&')} \\(\\d+ ms\\)`));
   });
 
@@ -128,6 +128,23 @@ describe('till listen', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('only prints the events without --forward-to', async () => {
+    const { output } = await startListen([]);
+    const customer = await createCustomer();
+    const [event] = (await listEvents(daemon.db, acme.organizationId, { type: 'customer.created' })).filter((e) => (e.payload.data as { id: string }).id === customer.id);
+    await expect.poll(output, { timeout: 10_000 }).toContain(`--> customer.created ${event.id}\n`);
+    expect(output()).not.toContain('<--');
+    expect(forwardedFor(customer.id)).toHaveLength(0);
+  });
+
+  it('stops cleanly with exit 0 on Ctrl-C', async () => {
+    const { child } = await startListen(['--forward-to', receiver.url]);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
   });
 
   it('stops with exit 8 and a clear message when the server stays unreachable past --timeout', async () => {

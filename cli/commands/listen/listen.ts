@@ -70,7 +70,7 @@ export async function listen(options: ListenOptions, env: Env, streams: Streams)
     remember(message.id);
     if (types && !types.has(message.event)) return;
     const event = JSON.parse(message.data) as { type: string; timestamp: string; data: unknown };
-    print(`${style.cyan('-->')} ${message.event} ${style.dim(`[${message.id}]`)}`, { event: { id: message.id, type: message.event, timestamp: event.timestamp, data: event.data } });
+    print(`${style.cyan('-->')} ${message.event} ${style.dim(message.id)}`, { event: { id: message.id, type: message.event, timestamp: event.timestamp, data: event.data } });
     if (!target) return;
     const result = await forwardEvent(target, secret, { id: message.id, body: message.data });
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;

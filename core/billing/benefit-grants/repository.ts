@@ -83,6 +83,20 @@ export async function grantsOfScope(trx: Executor, customerId: string, scope: st
   return (await query).map(toGrant);
 }
 
+/** Every grant of a customer that is not revoked, locked on PostgreSQL (the customer is being deleted). */
+export async function grantsOfCustomer(trx: Executor, customerId: string): Promise<BenefitGrant[]> {
+  const query = trx(TABLE).where({ customer_id: customerId }).whereNull('revoked_at').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (dialectOf(trx as Knex) === 'postgres') query.forUpdate();
+  return (await query).map(toGrant);
+}
+
+/** Every grant of a benefit that is not revoked, locked on PostgreSQL (the benefit is being deleted). */
+export async function grantsOfBenefit(trx: Executor, benefitId: string): Promise<BenefitGrant[]> {
+  const query = trx(TABLE).where({ benefit_id: benefitId }).whereNull('revoked_at').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (dialectOf(trx as Knex) === 'postgres') query.forUpdate();
+  return (await query).map(toGrant);
+}
+
 /** A customer's grants that are in effect (granted, not revoked), oldest first. */
 export async function activeGrantsOf(db: Executor, customerId: string): Promise<BenefitGrant[]> {
   const rows = await db(TABLE)

@@ -10,7 +10,7 @@ import type { Customer } from '../customers/schema.js';
 import { announceCustomerState as announceState } from '../customer-state/service.js';
 import { linksOf } from '../products/repository.js';
 import { GrantFailure, strategyFor } from './providers/index.js';
-import { claimGrant, grantsOfScope, saveGrantState } from './repository.js';
+import { claimGrant, grantsOfBenefit, grantsOfCustomer, grantsOfScope, saveGrantState } from './repository.js';
 import { scopeOf, type BenefitGrant } from './schema.js';
 import { serializeGrant } from './serialize.js';
 import { canMove, failed, granted, revoked, stateOf } from './state.js';
@@ -84,26 +84,51 @@ export async function grantBenefits(
   if (changed) await announceState(trx, clock, input.organizationId, input.customerId);
 }
 
-/**
- * Revokes what one order or subscription granted a customer (refund with revoke_benefits, subscription revoked or
- * ended): each grant in effect is revoked (benefit_grant.revoked), one announcement of the customer's state.
- */
-export async function revokeBenefits(trx: Trx, clock: Clock, input: { organizationId: string; customerId: string; orderId?: string; subscriptionId?: string }): Promise<void> {
-  const grants = await grantsOfScope(trx, input.customerId, scopeOf(input));
+/** Revokes each grant not yet revoked, with its event; then announces each affected customer's state once. */
+async function revokeGrants(trx: Trx, clock: Clock, grants: readonly BenefitGrant[]): Promise<void> {
   const now = clock.now();
-  const customer = await customerOf(trx, input);
-  let changed = false;
+  const customers = new Map<string, Customer | undefined>();
+  const changed = new Set<string>();
   for (const grant of grants) {
     if (stateOf(grant) === 'revoked') continue;
+    if (!customers.has(grant.customerId)) customers.set(grant.customerId, await customerOf(trx, grant));
+    const customer = customers.get(grant.customerId);
     const benefit = await findBenefit(trx, grant.benefitId, [grant.organizationId]);
     // A grant that was never in effect has nothing to take back; a deleted benefit has no strategy left to run.
     const properties = benefit && stateOf(grant) === 'granted' ? await attempt(() => strategyFor(benefit).revoke({ trx, now, benefit, grant }), now) : { ok: true as const, value: grant.properties };
     const next = properties.ok ? revoked(grant, properties.value, now) : { ...revoked(grant, grant.properties, now), error: properties.error };
     if (!(await saveGrantState(trx, next, grant))) continue;
     if (benefit && customer) await emit(trx, clock, 'benefit_grant.revoked', next, customer, benefit);
-    changed = true;
+    if (customer) changed.add(`${grant.organizationId} ${grant.customerId}`);
   }
-  if (changed && customer) await announceState(trx, clock, input.organizationId, input.customerId);
+  for (const key of changed) {
+    const [organizationId, customerId] = key.split(' ') as [string, string];
+    await announceState(trx, clock, organizationId, customerId);
+  }
+}
+
+/**
+ * Revokes what one order or subscription granted a customer (refund with revoke_benefits, subscription revoked or
+ * ended): each grant in effect is revoked (benefit_grant.revoked), one announcement of the customer's state.
+ */
+export async function revokeBenefits(trx: Trx, clock: Clock, input: { organizationId: string; customerId: string; orderId?: string; subscriptionId?: string }): Promise<void> {
+  await revokeGrants(trx, clock, await grantsOfScope(trx, input.customerId, scopeOf(input)));
+}
+
+/**
+ * Revokes everything granted to a customer (the customer is being deleted). Call it in the deletion's transaction
+ * BEFORE the customer row is marked deleted, so the events can still carry the customer.
+ */
+export async function revokeCustomerBenefits(trx: Trx, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+  await revokeGrants(trx, clock, (await grantsOfCustomer(trx, customerId)).filter((grant) => grant.organizationId === organizationId));
+}
+
+/**
+ * Revokes every grant of a benefit (the benefit is being deleted, as Polar does). Call it in the deletion's
+ * transaction BEFORE the benefit row is marked deleted, so each grant's strategy (a license key, a meter credit) runs.
+ */
+export async function revokeBenefitGrants(trx: Trx, clock: Clock, benefitId: string): Promise<void> {
+  await revokeGrants(trx, clock, await grantsOfBenefit(trx, benefitId));
 }
 
 /**

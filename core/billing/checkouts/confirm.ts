@@ -11,7 +11,7 @@ import { discountProblem, invalid, issue } from './pricing.js';
 import { findCheckoutByClientSecret, releaseRedemption, transitionCheckout } from './repository.js';
 import type { Checkout, CheckoutConfirm, CheckoutUpdatePublic } from './schema.js';
 import { billingAddressFields, checkoutFlags } from './serialize.js';
-import { applyPublicUpdate, assertOpen, checkoutNotFound, type CheckoutDeps } from './service.js';
+import { announceCheckout, applyPublicUpdate, assertOpen, checkoutNotFound, type CheckoutDeps } from './service.js';
 import { viewOf } from './view.js';
 
 const UPDATE_FIELDS = [
@@ -91,6 +91,7 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
         throw invalid([issue(['discount_code'], 'This discount has been fully redeemed. Remove it to pay without it.')]);
       }
     }
+    await announceCheckout(trx, clock, deps.baseUrl, { ...checkout, status: 'confirmed', discountClaimed: checkout.discountId !== null, modifiedAt: now }, 'checkout.updated');
   });
 
   // 4. Charge (nothing when free or in a trial).
@@ -124,8 +125,10 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
   } catch (error) {
     if (charge) await payments.refund({ processorPaymentId: charge.processorPaymentId, amount, currency: checkout.currency, idempotencyKey: `checkout-failed:${checkout.id}` });
     await db.transaction(async (trx) => {
-      if (await transitionCheckout(trx, checkout.id, 'confirmed', 'failed', { modifiedAt: clock.now(), discountClaimed: false })) {
+      const now = clock.now();
+      if (await transitionCheckout(trx, checkout.id, 'confirmed', 'failed', { modifiedAt: now, discountClaimed: false })) {
         if (checkout.discountId) await releaseRedemption(trx, checkout.discountId);
+        await announceCheckout(trx, clock, deps.baseUrl, { ...checkout, status: 'failed', discountClaimed: false, modifiedAt: now }, 'checkout.updated');
       }
     });
     throw error;
@@ -160,6 +163,7 @@ async function reopen(
     }
     if (await transitionCheckout(trx, checkout.id, 'confirmed', 'open', { modifiedAt: now, discountClaimed: false })) {
       if (checkout.discountId) await releaseRedemption(trx, checkout.discountId);
+      await announceCheckout(trx, clock, deps.baseUrl, await viewOf(trx, { ...checkout, status: 'open', discountClaimed: false, modifiedAt: now }, now), 'checkout.updated');
     }
   });
 }

@@ -181,6 +181,7 @@ export interface CheckoutFilter {
   organizationIds: readonly string[];
   productIds?: readonly string[];
   customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
   statuses?: readonly CheckoutStatus[];
   /** A substring of the customer's email or name, case-insensitive. */
   query?: string;
@@ -193,6 +194,7 @@ export async function listCheckouts(db: Executor, filter: CheckoutFilter, sortin
     const query = db(TABLE).whereIn('organization_id', filter.organizationIds);
     if (filter.productIds) query.whereIn('product_id', filter.productIds);
     if (filter.customerIds) query.whereIn('customer_id', filter.customerIds);
+    if (filter.externalCustomerIds) query.whereIn('external_customer_id', filter.externalCustomerIds);
     if (filter.statuses) query.whereIn('status', filter.statuses);
     if (filter.query) {
       const pattern = `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

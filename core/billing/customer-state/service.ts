@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { recordEvent } from '../../webhooks/outbox.js';
+import { activeCustomerMeters } from '../../metering/customer-meters.js';
+import { serializeCustomerStateMeter } from '../../metering/serialize.js';
 import { activeGrantsOf } from '../benefit-grants/repository.js';
 import { findBenefits } from '../benefits/repository.js';
 import { findCustomers } from '../customers/repository.js';
@@ -57,7 +59,7 @@ function serializeStateGrant(grant: BenefitGrant, benefit: Benefit) {
 
 /**
  * Polar's CustomerState: the customer with its active (and trialing) subscriptions, the benefits granted to it
- * now, and its active meters (none until metering records them).
+ * now, and its active meters (consumed, credited and balance per meter, as metering last computed them).
  */
 export async function customerStateOf(db: Executor, customer: Customer) {
   const subscriptions = await subscriptionsOfCustomer(db, customer.id, ACTIVE_STATUSES);
@@ -70,7 +72,7 @@ export async function customerStateOf(db: Executor, customer: Customer) {
       const benefit = benefits.get(grant.benefitId);
       return benefit ? [serializeStateGrant(grant, benefit)] : [];
     }),
-    active_meters: [] as unknown[],
+    active_meters: (await activeCustomerMeters(db, customer.id)).map(serializeCustomerStateMeter),
   };
 }
 export type CustomerStateWire = Awaited<ReturnType<typeof customerStateOf>>;

@@ -11,6 +11,7 @@ import { revokeBenefits } from '../benefit-grants/service.js';
 import { applyRefundedAmounts, findOrder } from '../orders/repository.js';
 import { canTransition, refundableAmount, refundTaxFor, REFUNDABLE_STATUSES, statusAfterRefunds, type StoredOrder } from '../orders/schema.js';
 import { orderNotFound, recordOrderEvents, type Access } from '../orders/service.js';
+import { formatAmount as money } from '../shared/currencies.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import { findRefund, insertRefund, listRefunds as listRows, settleRefund } from './repository.js';
@@ -32,8 +33,6 @@ export interface RefundDeps {
 type Issue = { loc: (string | number)[]; msg: string; type: string };
 const invalid = (code: string, field: string, msg: string) =>
   new CoreError('invalid', code, msg, [{ loc: ['body', field], msg, type: 'value_error' } satisfies Issue]);
-
-const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /** Why an order cannot be refunded as asked, checked against the order as it is now (inside the lock). */
 function refusal(order: StoredOrder, input: RefundCreate): CoreError | undefined {

@@ -12,7 +12,7 @@ import { orderInput, type Line } from './lines.js';
 import { discountApplies, nextPeriodOf } from './periods.js';
 import { customersOfSubscriptions, findSubscription, saveSubscription, subscriptionsOfCustomer } from './repository.js';
 import type { PendingItem, Subscription } from './schema.js';
-import { isTerminal } from './transitions.js';
+import { canTransition, isTerminal } from './transitions.js';
 
 /** What the time-driven subscription work needs: the database, the organization's clock, the public URL. */
 export interface BillingContext {
@@ -21,8 +21,9 @@ export interface BillingContext {
   baseUrl: string;
 }
 
-/** Saves a change made on a row read in this transaction; a lost race is a bug here (the row is locked). */
+/** Saves a change made on a row read (and locked) in this transaction, along the transition table only. */
 export async function commit(trx: Knex.Transaction, clock: Clock, baseUrl: string, current: Subscription, next: Subscription): Promise<void> {
+  if (!canTransition(current.status, next.status)) throw new Error(`Subscription ${current.id} cannot go from ${current.status} to ${next.status}`);
   if (!(await saveSubscription(trx, current, next))) throw new Error(`Subscription ${current.id} changed under a locked update`);
   await announceChange(trx, clock, baseUrl, current, next);
 }

@@ -112,25 +112,30 @@ export type SubscriptionUpdate =
  * PATCH /v1/subscriptions/{id}: which form a body is, by the fields it carries (Polar's SubscriptionUpdate union).
  * A body that matches none is a 422 naming what each form needs.
  */
-export const SubscriptionUpdate = z.unknown().transform((body, ctx): SubscriptionUpdate => {
-  const record = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const forms = [
-    ['revoke', 'revoke', SubscriptionRevoke],
-    ['cancel_at_period_end', 'cancel', SubscriptionCancel],
-    ['product_id', 'product', SubscriptionUpdateProduct],
-    ['discount_id', 'discount', SubscriptionUpdateDiscount],
-  ] as const;
-  for (const [field, kind, schema] of forms) {
-    if (!(field in record)) continue;
-    const parsed = schema.safeParse(record);
-    if (parsed.success) return { kind, ...parsed.data } as SubscriptionUpdate;
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+export const SubscriptionUpdate = z
+  // The union documents the four forms (OpenAPI); the dispatcher below validates, naming the field at fault.
+  .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct, SubscriptionUpdateDiscount])
+  .catch((ctx) => ctx.input as never)
+  .pipe(z.any().transform((body: unknown, ctx): SubscriptionUpdate => {
+    const record = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const forms = [
+      ['revoke', 'revoke', SubscriptionRevoke],
+      ['cancel_at_period_end', 'cancel', SubscriptionCancel],
+      ['product_id', 'product', SubscriptionUpdateProduct],
+      ['discount_id', 'discount', SubscriptionUpdateDiscount],
+    ] as const;
+    for (const [field, kind, schema] of forms) {
+      if (!(field in record)) continue;
+      const parsed = schema.safeParse(record);
+      if (parsed.success) return { kind, ...parsed.data } as SubscriptionUpdate;
+      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: 'Give one of: {cancel_at_period_end}, {revoke: true}, {product_id, proration_behavior} or {discount_id}',
+    });
     return z.NEVER;
-  }
-  ctx.addIssue({
-    code: 'custom',
-    path: [],
-    message: 'Give one of: {cancel_at_period_end}, {revoke: true}, {product_id, proration_behavior} or {discount_id}',
-  });
-  return z.NEVER;
-});
+  }),
+);

@@ -44,7 +44,7 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.use(listenRouter(deps));
   // Event ingestion takes batches up to 10 MiB (Polar's limit); every other /v1 body keeps the general limit.
   router.use(INGEST_PATH, express.json({ limit: INGEST_BODY_LIMIT }));
-  // Invoice generation answers 202 and the PDF is bytes behind a signed link: their own router.
+  // An order's invoice PDF is bytes behind a signed link: its own router.
   router.use(invoiceRouter(deps));
   router.use('/v1', express.json({ limit: deps.bodyLimit }));
   mountRoutes(router, V1_ROUTES, deps);

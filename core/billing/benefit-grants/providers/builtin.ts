@@ -1,7 +1,18 @@
 import type { Benefit } from '../../benefits/schema.js';
 import { grantLicenseKey, licenseKeyGrantProperties, revokeLicenseKey } from '../../license-keys/issue.js';
+import type { Knex } from 'knex';
+import { meterCreditRecorded } from '../../../metering/customer-meters.js';
 import { recordMeterCredit } from '../repository.js';
 import type { BenefitStrategy } from './provider.js';
+
+type CreditEntry = Parameters<typeof recordMeterCredit>[1];
+
+/** One line of the meter-credit ledger, and metering told of it (its meter.credited / meter.reset event, a refresh). */
+async function credit(trx: Knex.Transaction, entry: CreditEntry): Promise<void> {
+  await recordMeterCredit(trx, entry);
+  const { grantId: _, ...recorded } = entry;
+  await meterCreditRecorded(trx, recorded);
+}
 
 type Of<T extends Benefit['type']> = Extract<Benefit, { type: T }>;
 
@@ -40,22 +51,22 @@ export const licenseKeys: BenefitStrategy<Of<'license_keys'>> = {
 export const meterCredit: BenefitStrategy<Of<'meter_credit'>> = {
   async grant({ trx, now, benefit, grant }) {
     const { units, rollover, meter_id } = benefit.properties;
-    await recordMeterCredit(trx, { organizationId: grant.organizationId, customerId: grant.customerId, meterId: meter_id, grantId: grant.id, kind: 'credited', units, rollover, at: now });
+    await credit(trx, { organizationId: grant.organizationId, customerId: grant.customerId, meterId: meter_id, grantId: grant.id, kind: 'credited', units, rollover, at: now });
     return { last_credited_meter_id: meter_id, last_credited_units: units, last_credited_at: now.toISOString() };
   },
   async revoke({ trx, now, grant }) {
     const meterId = grant.properties.last_credited_meter_id;
     const units = grant.properties.last_credited_units;
     if (typeof meterId === 'string' && typeof units === 'number' && units > 0) {
-      await recordMeterCredit(trx, { organizationId: grant.organizationId, customerId: grant.customerId, meterId, grantId: grant.id, kind: 'credited', units: -units, rollover: true, at: now });
+      await credit(trx, { organizationId: grant.organizationId, customerId: grant.customerId, meterId, grantId: grant.id, kind: 'credited', units: -units, rollover: true, at: now });
     }
     return {};
   },
   async cycle({ trx, now, benefit, grant }) {
     const { units, rollover, meter_id } = benefit.properties;
     const base = { organizationId: grant.organizationId, customerId: grant.customerId, meterId: meter_id, grantId: grant.id, rollover, at: now };
-    if (!rollover) await recordMeterCredit(trx, { ...base, kind: 'reset', units: 0 });
-    await recordMeterCredit(trx, { ...base, kind: 'credited', units });
+    if (!rollover) await credit(trx, { ...base, kind: 'reset', units: 0 });
+    await credit(trx, { ...base, kind: 'credited', units });
     return { last_credited_meter_id: meter_id, last_credited_units: units, last_credited_at: now.toISOString() };
   },
 };

@@ -16,6 +16,7 @@ import {
   type JwtSettings,
   type SessionSettings,
 } from '../core/auth/auth.js';
+import { DEFAULT_MAIL_FROM, type MailSettings } from '../core/mail/mailer.js';
 
 /** Everything tilld is configured with; read once from the environment by bin/tilld. */
 export interface DaemonConfig {
@@ -30,6 +31,10 @@ export interface DaemonConfig {
   jwt: JwtSettings;
   captcha?: CaptchaSettings;
   rateLimit: boolean;
+  /** Outgoing mail: SMTP when TILL_SMTP_URL is set, else the local outbox (`tilld mail list`). */
+  mail: MailSettings;
+  /** TILL_REQUIRE_EMAIL_VERIFICATION: no session until the email address is verified. */
+  requireEmailVerification: boolean;
   logLevel: string;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
@@ -109,6 +114,8 @@ export function loadConfig(env: Env): DaemonConfig {
     jwt: jwtSettings(env),
     captcha: captchaSettings(env),
     rateLimit: env.TILL_RATE_LIMIT !== 'off',
+    mail: mailSettings(env),
+    requireEmailVerification: flag(env, 'TILL_REQUIRE_EMAIL_VERIFICATION'),
     logLevel: logLevel(env.TILL_LOG_LEVEL),
     bodyLimit: integer(env, 'TILL_BODY_LIMIT', DEFAULT_BODY_LIMIT, { min: 1024 }),
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
@@ -172,6 +179,26 @@ function captchaSettings(env: Env): CaptchaSettings | undefined {
     throw new ConfigError(`TILL_CAPTCHA_PROVIDER must be one of ${CAPTCHA_PROVIDERS.join(', ')}; got "${provider}"`);
   }
   return { provider: provider as CaptchaSettings['provider'], secretKey, siteVerifyUrl: env.TILL_CAPTCHA_VERIFY_URL || undefined };
+}
+
+function mailSettings(env: Env): MailSettings {
+  const smtpUrl = env.TILL_SMTP_URL || undefined;
+  if (smtpUrl) {
+    let protocol: string;
+    try {
+      protocol = new URL(smtpUrl).protocol;
+    } catch {
+      throw new ConfigError('TILL_SMTP_URL is not a URL; use smtp://user:password@host:587 or smtps://user:password@host:465');
+    }
+    if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+      throw new ConfigError(`TILL_SMTP_URL must start with smtp:// or smtps://; got "${protocol}//…"`);
+    }
+  }
+  const from = (env.TILL_MAIL_FROM || DEFAULT_MAIL_FROM).trim();
+  if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(from)) {
+    throw new ConfigError(`TILL_MAIL_FROM must be an address, e.g. "Till <billing@example.com>" or billing@example.com; got "${from}"`);
+  }
+  return { smtpUrl, from };
 }
 
 /** A time string as Better Auth's device plugin reads it; its own message when it would refuse the value. */

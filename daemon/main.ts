@@ -8,6 +8,7 @@ import { createAuth } from '../core/auth/auth.js';
 import { createUser } from '../core/auth/users.js';
 import { isCoreError } from '../core/errors.js';
 import { tillVersion } from '../core/version.js';
+import { listOutboxMail } from '../core/mail/mailer.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -73,6 +74,37 @@ export async function main(argv: string[], env: Env): Promise<number> {
         const auth = createAuth({ db, secret: config.secret, baseUrl: config.baseUrl, rateLimit: false });
         const user = await createUser(auth, opts);
         console.log(opts.json ? JSON.stringify(user) : `created ${user.email} (${user.role}) id=${user.id}`);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  const mail = program.command('mail').description('the local mail outbox (mail kept when no TILL_SMTP_URL is set)');
+  mail
+    .command('list')
+    .description('print the mail Till kept instead of sending, newest first (links in it are live: treat as secret)')
+    .option('--to <email>', 'only mail to this address')
+    .option('--limit <n>', 'how many to print (1 to 1000)', '20')
+    .option('--json', 'print as JSON')
+    .action(async (opts: { to?: string; limit: string; json?: boolean }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        console.error(`tilld: --limit must be a whole number from 1 to 1000; got "${opts.limit}"`);
+        exitCode = 2;
+        return;
+      }
+      const config = loadConfig(env);
+      const db = createDatabase(config.database);
+      try {
+        await migrateToLatest(db);
+        const mails = await listOutboxMail(db, { limit, to: opts.to });
+        if (opts.json) {
+          console.log(JSON.stringify(mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() }))));
+        } else if (mails.length === 0) {
+          console.log(config.mail.smtpUrl ? 'no mail in the outbox (TILL_SMTP_URL is set: mail goes to the SMTP server)' : 'no mail in the outbox');
+        } else {
+          console.log(mails.map((m) => `--- ${m.createdAt.toISOString()}  to ${m.to}\nSubject: ${m.subject}\n\n${m.body}\n`).join('\n'));
+        }
       } finally {
         await db.destroy();
       }

@@ -15,6 +15,7 @@ import { startJobRunner } from '../core/jobs/jobs.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
 import { startWebhookWorker } from './webhooks/worker.js';
+import { createMailer } from '../core/mail/mailer.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -54,8 +55,11 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const baseUrl = config.port === 0 && config.baseUrl.endsWith(':0') ? url : config.baseUrl;
   const payments = sandboxProcessor;
+  const mailer = createMailer(db, config.mail, logger);
   const auth = createAuth({
     db,
+    mailer,
+    requireEmailVerification: config.requireEmailVerification,
     secret: config.secret,
     baseUrl,
     session: config.session,
@@ -90,6 +94,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       await closed;
       await jobs.stop();
       await webhooks.stop();
+      await mailer.idle();
+      mailer.close();
       clearInterval(sweeper);
       clearTimeout(timer);
       await streams;

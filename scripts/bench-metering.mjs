@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -269,6 +269,9 @@ function section(results, { total, clients }) {
     "one customer's by month and everyone's by day, over HTTP, against the hand-written aggregation SQL run on the same",
     'database. Targets (issue 6): HTTP ingestion ≥ 50 % of the raw rate and ≥ 40,000 events/s on SQLite, ≥ 20,000 on',
     'PostgreSQL; a quantities call ≤ 1.5× the hand-written SQL and under 50 ms.',
+    '',
+    `Run on ${cpus().length} CPUs with a load average of ${loadavg()[0].toFixed(1)} at the end (other work on the machine slows both`,
+    'sides of each comparison, the absolute rates most).',
     '',
   ];
   for (const result of results) {

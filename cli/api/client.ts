@@ -1,6 +1,6 @@
 import { CliError, EXIT } from '../errors.js';
 import { CLI_VERSION } from '../version.js';
-import { DEFAULT_RETRY, delayAfterStatus, isTransientError, mayRepeat, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, delayAfterStatus, isTransientError, mayRepeat, parseRetryAfter, retryFromEnv, type RetryPolicy } from './retry.js';
 
 /*
  * The one way the CLI talks HTTP, on node:http(s). Measured on this project (Node 20, hyperfine, one
@@ -56,7 +56,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 
 /** An HTTP client for one server; failures become CliErrors carrying the matching exit code. */
 export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry, sleep = wait }: ApiClientOptions): ApiClient {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...retry };
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...retryFromEnv(), ...retry };
   const send: ApiClient['send'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `till-cli/${CLI_VERSION}` };
     if (options.token) headers.authorization = `Bearer ${options.token}`;

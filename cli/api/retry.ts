@@ -1,3 +1,5 @@
+import { CliError, EXIT } from '../errors.js';
+
 /**
  * When the API client tries a request again. SPEC §9: the default fetch retry is linear with a 1000 ms
  * delay, so tries are a constant second apart (no backoff), three in all.
@@ -46,4 +48,20 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Most retries TILL_RETRIES may ask for: enough for a restart, not enough to hide an outage. */
+export const MAX_RETRIES = 10;
+
+/**
+ * TILL_RETRIES: how many times a retryable request is tried again after the first try (0 turns retrying
+ * off; default 2, so three tries in all). A command that sets its own policy (`till status` tries once) keeps it.
+ */
+export function retryFromEnv(env: Record<string, string | undefined> = process.env): Partial<RetryPolicy> {
+  const raw = env.TILL_RETRIES?.trim();
+  if (raw === undefined || raw === '') return {};
+  if (!/^\d+$/.test(raw) || Number(raw) > MAX_RETRIES) {
+    throw new CliError('INVALID_TILL_RETRIES', `TILL_RETRIES must be a whole number from 0 to ${MAX_RETRIES}; got "${env.TILL_RETRIES}".`, EXIT.usage, 'Unset it for the default: 2 retries, 1 s apart.');
+  }
+  return { attempts: Number(raw) + 1 };
 }

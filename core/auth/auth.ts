@@ -7,11 +7,14 @@ import { deviceAuthorization, deviceAuthorizationOptionsSchema } from 'better-au
 import { jwt } from 'better-auth/plugins/jwt';
 import { organization } from 'better-auth/plugins/organization';
 import { username } from 'better-auth/plugins/username';
-import type { Database } from '../db/database.js';
+import type { Database, Executor } from '../db/database.js';
 import { adminAc, adminRoles, organizationAc, organizationRoles } from './access.js';
 import { currentAuthTransaction, knexAdapter } from './knex-adapter.js';
 import { dialectOf } from '../db/database.js';
 import { DEVICE_CLIENTS } from './device-clients.js';
+import type { Mailer } from '../mail/mailer.js';
+import { generateRandomString } from 'better-auth/crypto';
+import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from '../mail/messages.js';
 import { isValidDisplayUsername, isValidUsername, USERNAME_LENGTH } from './usernames.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
@@ -104,6 +107,10 @@ export interface AuthSettings {
   deviceCode?: Partial<DeviceCodeSettings>;
   captcha?: CaptchaSettings;
   jwt?: Partial<JwtSettings>;
+  /** Sends verification, password-reset, change-of-email and invitation mail; without it none of those flows is offered. */
+  mailer?: Mailer;
+  /** Sign-in (and sign-up's session) wait until the email address is verified (EMAIL_NOT_VERIFIED). */
+  requireEmailVerification?: boolean;
   /** Rate limiting of sign-in, sign-up and device verification; on unless turned off. */
   rateLimit?: boolean;
   /** Receives Better Auth's own log lines. */
@@ -149,19 +156,79 @@ const revokeSessionGuard = createAuthMiddleware(async (ctx) => {
  * is the session token); otherwise the session cookie answers.
  */
 async function callerUserId(ctx: Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]): Promise<string | undefined> {
+  return (await callerSession(ctx))?.userId;
+}
+
+async function callerSession(ctx: Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]): Promise<{ userId: string; createdAt: Date } | undefined> {
   const bearer = ctx.headers?.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
   if (bearer) {
     const found = await ctx.context.internalAdapter.findSession(decodeURIComponent(bearer).split('.')[0]!);
-    return found && new Date(found.session.expiresAt) > new Date() ? found.session.userId : undefined;
+    return found && new Date(found.session.expiresAt) > new Date() ? { userId: found.session.userId, createdAt: new Date(found.session.createdAt) } : undefined;
   }
-  return (await getSessionFromCtx(ctx))?.user.id;
+  const found = await getSessionFromCtx(ctx);
+  return found ? { userId: found.user.id, createdAt: new Date(found.session.createdAt) } : undefined;
+}
+
+/**
+ * SPEC §8 delete-user rule. `{password}`: Better Auth checks it and the account goes at once (a one-use
+ * deletion token is added so it does not mail a link instead). `{token}` (the mailed link): goes. No password
+ * from an account that has one: 400 USER_ALREADY_HAS_PASSWORD, unless the caller asks for confirmation by
+ * email by naming where the link should land (`{callbackURL}`). An account without a password (social sign-in
+ * only) always confirms by email. An organization's last owner is refused before any mail is sent.
+ */
+const deleteUserGuard = (db: Database) =>
+  createAuthMiddleware(async (ctx) => {
+    const body = (ctx.body ?? {}) as { password?: unknown; token?: unknown; callbackURL?: unknown };
+    if (typeof body.token === 'string') return;
+    const caller = await callerSession(ctx);
+    if (!caller) return; // Better Auth answers 401 itself.
+    const userId = caller.userId;
+    await assertNotLastOwner(currentAuthTransaction() ?? db, userId);
+    if (typeof body.password === 'string' && body.password) {
+      const token = generateRandomString(32, '0-9', 'a-z');
+      await ctx.context.internalAdapter.createVerificationValue({ value: userId, identifier: `delete-account-${token}`, expiresAt: new Date(Date.now() + 60_000) });
+      return { context: { body: { ...body, token } } };
+    }
+    const accounts = await ctx.context.internalAdapter.findAccounts(userId);
+    const hasPassword = accounts.some((account) => account.providerId === 'credential' && account.password);
+    if (hasPassword && typeof body.callbackURL !== 'string') {
+      // A stale session is told to re-authenticate first, as Better Auth words it.
+      const freshAge = ctx.context.sessionConfig.freshAge * 1000;
+      if (freshAge > 0 && Date.now() - caller.createdAt.getTime() >= freshAge) {
+        throw new APIError('BAD_REQUEST', { code: 'SESSION_EXPIRED', message: 'Session expired. Re-authenticate to perform this action.' });
+      }
+      throw new APIError('BAD_REQUEST', { code: 'USER_ALREADY_HAS_PASSWORD', message: 'User already has a password. Provide that to delete the account.' });
+    }
+  });
+
+/** Refuses to delete an account that is the only owner of an organization: it would be left ownerless. */
+async function assertNotLastOwner(db: Database | Executor, userId: string): Promise<void> {
+  const owned = (await db('member as m')
+    .join('organization as o', 'o.id', 'm.organizationId')
+    .where('m.userId', userId)
+    .select('o.id', 'o.name', 'm.role')) as { id: string; name: string; role: string }[];
+  const isOwner = (role: string) => role.split(',').map((r) => r.trim()).includes('owner');
+  for (const organization of owned.filter((row) => isOwner(row.role))) {
+    const others = (await db('member').where('organizationId', organization.id).whereNot('userId', userId).select('role')) as { role: string }[];
+    if (!others.some((row) => isOwner(row.role))) {
+      throw new APIError('BAD_REQUEST', {
+        code: 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER',
+        message: `You are the only owner of the organization "${organization.name}": make another member an owner, or delete the organization, before deleting your account`,
+      });
+    }
+  }
 }
 
 /** Till's own checks on Better Auth's endpoints. */
-const tillGuards = () =>
+const tillGuards = (db: Database) =>
   ({
     id: 'till-guards',
-    hooks: { before: [{ matcher: (ctx: { path?: string }) => ctx.path === '/revoke-session', handler: revokeSessionGuard }] },
+    hooks: {
+      before: [
+        { matcher: (ctx: { path?: string }) => ctx.path === '/revoke-session', handler: revokeSessionGuard },
+        { matcher: (ctx: { path?: string }) => ctx.path === '/delete-user', handler: deleteUserGuard(db) },
+      ],
+    },
   }) satisfies BetterAuthPlugin;
 
 function assertTeamName(name: string) {
@@ -175,7 +242,7 @@ function assertTeamName(name: string) {
 function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
   const core = [
     bearer(),
-    tillGuards(),
+    tillGuards(settings.db),
     deviceAuthorization({
       expiresIn: device.expiresIn as '30m',
       interval: device.interval as '5s',
@@ -192,6 +259,7 @@ function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
       teams: { enabled: true },
       dynamicAccessControl: { enabled: true },
       organizationHooks,
+      ...(settings.mailer ? { sendInvitationEmail: invitationSender(settings.mailer, settings.baseUrl) } : {}),
     }),
     jwtPlugin({ ...DEFAULT_JWT_SETTINGS, ...settings.jwt }),
     username({
@@ -226,6 +294,40 @@ function jwtPlugin(settings: JwtSettings) {
   });
 }
 
+/** Seconds a verification, reset or change-of-email link stays valid. */
+export const EMAIL_TOKEN_SECONDS = 3600;
+
+/** Where Better Auth's verify-email link sends the browser afterwards, when the caller named no page. */
+export const EMAIL_LANDING_PATH = '/email-verified';
+
+/**
+ * Better Auth's verify-email link, pointed at Till's landing page when the request that caused it named
+ * no callback (an API sign-up): the browser then sees what happened instead of the bare home page.
+ */
+function landingLink(url: string, baseUrl: string): string {
+  const link = new URL(url);
+  const callback = link.searchParams.get('callbackURL');
+  if (!callback || callback === '/' || callback === baseUrl || callback === `${baseUrl}/`) link.searchParams.set('callbackURL', EMAIL_LANDING_PATH);
+  return link.toString();
+}
+
+/** The reset link goes straight to Till's form; its token is checked (once) when the new password is sent. */
+function resetSender(mailer: Mailer, baseUrl: string) {
+  return async ({ user, token }: { user: { email: string; name: string }; token: string }) => {
+    const link = new URL('/reset-password', baseUrl);
+    link.searchParams.set('token', token);
+    await mailer.send(resetPasswordMail(user.email, user.name, link.toString(), EMAIL_TOKEN_SECONDS / 60), currentAuthTransaction());
+  };
+}
+
+function invitationSender(mailer: Mailer, baseUrl: string) {
+  return async (data: { id: string; role: string; email: string; organization: { name: string }; inviter: { user: { name: string; email: string } } }) => {
+    const link = new URL(`/invitations/${encodeURIComponent(data.id)}`, baseUrl).toString();
+    const inviter = data.inviter.user.name || data.inviter.user.email;
+    await mailer.send(invitationMail(data.email, inviter, data.organization.name, data.role, link), currentAuthTransaction());
+  };
+}
+
 /** Builds the Better Auth options for Till: knex storage and the plugin set of SPEC §5–§9. */
 export function authOptions(settings: AuthSettings) {
   const session = { ...DEFAULT_SESSION_SETTINGS, ...settings.session };
@@ -235,6 +337,7 @@ export function authOptions(settings: AuthSettings) {
     if (problem) throw new Error(`deviceCode.${key} "${device[key]}": ${problem}`);
   }
   const plugins = tillPlugins(settings, device);
+  const mailer = settings.mailer;
   const rateLimited = settings.rateLimit ?? true;
   return {
     appName: 'Till',
@@ -243,9 +346,52 @@ export function authOptions(settings: AuthSettings) {
     secret: settings.secret,
     trustedOrigins: settings.trustedOrigins,
     database: knexAdapter(settings.db),
-    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max },
-    // SPEC §7 offers POST /delete-user; without a fresh session it asks for the password.
-    user: { deleteUser: { enabled: true } },
+    emailAndPassword: {
+      enabled: true,
+      autoSignIn: true,
+      minPasswordLength: PASSWORD_LENGTH.min,
+      maxPasswordLength: PASSWORD_LENGTH.max,
+      requireEmailVerification: settings.requireEmailVerification ?? false,
+      resetPasswordTokenExpiresIn: EMAIL_TOKEN_SECONDS,
+      // Whoever knew the old password is signed out everywhere once it is replaced.
+      revokeSessionsOnPasswordReset: true,
+      ...(mailer ? { sendResetPassword: resetSender(mailer, settings.baseUrl) } : {}),
+    },
+    emailVerification: mailer
+      ? {
+          sendVerificationEmail: async ({ user, url }: { user: { email: string; name: string }; url: string }) =>
+            mailer.send(verificationMail(user.email, user.name, landingLink(url, settings.baseUrl)), currentAuthTransaction()),
+          sendOnSignUp: true,
+          sendOnSignIn: settings.requireEmailVerification ?? false,
+          autoSignInAfterVerification: true,
+          expiresIn: EMAIL_TOKEN_SECONDS,
+        }
+      : undefined,
+    user: {
+      // SPEC §7/§8 POST /delete-user: the password, or confirmation by email (deleteUserGuard).
+      deleteUser: {
+        enabled: true,
+        // Also checked when the mailed link is followed: ownership may have changed since the mail.
+        beforeDelete: async (user: { id: string }) => assertNotLastOwner(currentAuthTransaction() ?? settings.db, user.id),
+        ...(mailer
+          ? {
+              sendDeleteAccountVerification: async ({ user, url }: { user: { email: string; name: string }; url: string }) => {
+                const link = new URL(url);
+                const callback = link.searchParams.get('callbackURL');
+                if (!callback || callback === '/') link.searchParams.set('callbackURL', '/sign-in?notice=account-deleted');
+                await mailer.send(deleteAccountMail(user.email, user.name, link.toString()), currentAuthTransaction());
+              },
+            }
+          : {}),
+      },
+      changeEmail: mailer
+        ? {
+            enabled: true,
+            sendChangeEmailConfirmation: async ({ user, newEmail, url }: { user: { email: string; name: string }; newEmail: string; url: string }) =>
+              mailer.send(changeEmailMail(user.email, user.name, newEmail, landingLink(url, settings.baseUrl)), currentAuthTransaction()),
+          }
+        : { enabled: false },
+    },
     session: {
       expiresIn: session.expiresIn,
       updateAge: session.updateAge,

@@ -137,10 +137,12 @@ describe('freshness (default 1 day)', () => {
     expect((await client.get('/get-session', {}, 'bearer')).body).toBeNull();
   });
 
-  it('deletes the account of a fresh session without a password', async () => {
+  it('asks a fresh session for the password too, since the account has one (SPEC §8)', async () => {
     const { client } = await signUp(daemon.url);
     const res = await client.post('/delete-user', {}, 'bearer');
-    expect(res.body).toEqual({ success: true, message: 'User deleted' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'USER_ALREADY_HAS_PASSWORD', message: 'User already has a password. Provide that to delete the account.' });
+    expect((await client.post('/delete-user', { password: TEST_PASSWORD }, 'bearer')).body).toEqual({ success: true, message: 'User deleted' });
   });
 });
 

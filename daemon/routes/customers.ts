@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
 import { CustomerCreate, CustomerUpdate, CustomerUpdateExternal, ExternalId } from '../../core/billing/customers/schema.js';
-import { serializeCustomer, serializeCustomerState } from '../../core/billing/customers/serialize.js';
+import { serializeCustomer } from '../../core/billing/customers/serialize.js';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer, type CustomerReach } from '../../core/billing/customers/service.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
@@ -99,20 +99,8 @@ export const customerRoutes = [
     params: ExternalIdParams,
     query: ExternalQuery.extend(DeleteQuery.shape),
     handler: async ({ principal, params, query, deps }) => {
-      await deleteCustomer(deps.db, deps.clock, reach(principal), byExternalId(params, query), { anonymize: query.anonymize });
+      await deleteCustomer(deps.db, deps.clock, reach(principal), byExternalId(params, query), { anonymize: query.anonymize, baseUrl: deps.baseUrl });
     },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/v1/customers/external/:external_id/state',
-    operationId: 'customers:get_state_external',
-    summary: 'Get a customer\'s state (subscriptions, benefits, meters) by external ID',
-    tag: TAG,
-    scopes: READ,
-    params: ExternalIdParams,
-    query: ExternalQuery,
-    handler: async ({ principal, params, query, deps }) =>
-      serializeCustomerState(await getCustomer(deps.db, organizationsWith(principal, READ), byExternalId(params, query))),
   }),
   defineRoute({
     method: 'get',
@@ -147,18 +135,7 @@ export const customerRoutes = [
     params: IdParams,
     query: DeleteQuery,
     handler: async ({ principal, params, query, deps }) => {
-      await deleteCustomer(deps.db, deps.clock, reach(principal), { id: params.id }, { anonymize: query.anonymize });
+      await deleteCustomer(deps.db, deps.clock, reach(principal), { id: params.id }, { anonymize: query.anonymize, baseUrl: deps.baseUrl });
     },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/v1/customers/:id/state',
-    operationId: 'customers:get_state',
-    summary: 'Get a customer\'s state: active subscriptions, granted benefits, active meters',
-    tag: TAG,
-    scopes: READ,
-    params: IdParams,
-    handler: async ({ principal, params, deps }) =>
-      serializeCustomerState(await getCustomer(deps.db, organizationsWith(principal, READ), { id: params.id })),
   }),
 ];

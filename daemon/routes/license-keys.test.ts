@@ -70,7 +70,7 @@ describe('/v1/license-keys', () => {
     expect(first.lastValidatedAt).toBeInstanceOf(Date);
     const over = await v1(owner.token, 'POST', '/license-keys/validate', { key: key.key, organization_id: organizationId, increment_usage: 3 });
     expect(over.status).toBe(400);
-    expect((await over.json()).detail).toBe('License key only has 2 more usages.');
+    expect(await over.json()).toMatchObject({ error: 'BadRequest', detail: 'License key only has 2 more usages.' });
     // The refused request changed nothing.
     expect(await sdk().licenseKeys.get({ id: key.id })).toMatchObject({ usage: 3, validations: 1 });
   });

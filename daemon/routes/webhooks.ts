@@ -147,8 +147,8 @@ export const webhookRoutes = [
     summary: 'Send an event again (to one endpoint with ?endpoint_id=), same webhook-id and body',
     tag: 'webhooks',
     scopes: WRITE,
-    // Accepted: the worker sends it shortly. (202 is what Polar and its SDK expect.)
-    status: 202 as 200,
+    // Accepted: the worker sends it shortly (202, as Polar answers and its SDK expects).
+    status: 202,
     params: IdParams,
     query: z.object({ endpoint_id: z.string().min(1).optional() }),
     handler: async ({ principal, params, query, deps }) => {

@@ -111,13 +111,14 @@ describe('webhook delivery', () => {
     expect(items[0]).toMatchObject({ succeeded: true, http_code: 200 });
   });
 
-  it('disables an endpoint after 10 events in a row failed every attempt, skips what is pending, and can be enabled and redelivered', async () => {
+  // 100 attempts in a row, one after another: seconds on an idle machine, more on a loaded one.
+  it('disables an endpoint after 10 events in a row failed every attempt, skips what is pending, and can be enabled and redelivered', { timeout: 120_000 }, async () => {
     const { organizationId, endpoint } = await endpointAt('/dead', ['customer.updated']);
     const previous = receiver.respond;
     receiver.respond = (r) => (r.path === '/dead' ? { status: 500, body: 'down' } : previous(r));
     const customer = await createCustomer(organizationId);
     for (let i = 0; i < 12; i++) await sdk().customers.update({ id: customer.id, customerUpdate: { name: `Name ${i}` } });
-    await expect.poll(async () => (await sdk().webhooks.getWebhookEndpoint({ id: endpoint.id })).enabled, { timeout: 25_000, interval: 100 }).toBe(false);
+    await expect.poll(async () => (await sdk().webhooks.getWebhookEndpoint({ id: endpoint.id })).enabled, { timeout: 110_000, interval: 100 }).toBe(false);
     const raw = await (await v1('GET', `/webhooks/endpoints/${endpoint.id}`)).json();
     expect(raw.disabled_reason).toMatch(/10 events in a row failed all 10 delivery attempts/);
     const queue = await listEndpointEvents(daemon.db, endpoint.id);

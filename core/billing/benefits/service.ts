@@ -11,6 +11,8 @@ import { mintGuildToken, verifyGuildToken } from './guild-token.js';
 import { findBenefit, insertBenefit, listBenefits as listRows, softDeleteBenefit, updateBenefitRow, type BenefitFilter } from './repository.js';
 import { VISIBILITY_CONFIGURABLE, type Benefit, type BenefitCreate, type BenefitUpdate, type PropertiesInput } from './schema.js';
 import { serializeBenefit } from './serialize.js';
+import { revokeBenefitGrants } from '../benefit-grants/service.js';
+import { organizationClock } from '../../jobs/clock.js';
 
 /** The organizations a caller may see benefits of (read scopes) and change them in (write scopes). */
 export interface BenefitAccess {
@@ -140,6 +142,8 @@ export async function deleteBenefit(db: Database, clock: Clock, access: BenefitA
     const current = await writableBenefit(trx, access, id);
     if (!current.deletable) throw new CoreError('forbidden', 'BENEFIT_NOT_DELETABLE', 'This benefit cannot be deleted');
     const now = clock.now();
+    // Its grants are revoked first, while each grant's strategy can still read the benefit (as Polar does).
+    await revokeBenefitGrants(trx, await organizationClock(trx, clock, current.organizationId), id);
     if (!(await softDeleteBenefit(trx, id, now))) throw notFound();
     await recordEvent(trx, clock, { organizationId: current.organizationId, type: 'benefit.updated', data: serializeBenefit({ ...current, deletedAt: now, modifiedAt: now }) });
   });

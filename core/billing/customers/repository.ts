@@ -68,8 +68,15 @@ export async function saveCustomer(trx: Executor, customer: Customer): Promise<b
  * `forUpdate` locks the rows on PostgreSQL, so two concurrent updates apply one after the other instead of the second
  * overwriting the first with what it read before (SQLite has one writer at a time anyway).
  */
-export async function findCustomers(db: Executor, key: CustomerKey, organizationIds: readonly string[], options: { forUpdate?: boolean } = {}): Promise<Customer[]> {
-  const query = db(TABLE).whereIn('organization_id', organizationIds).whereNull('deleted_at');
+export async function findCustomers(
+  db: Executor,
+  key: CustomerKey,
+  organizationIds: readonly string[],
+  options: { forUpdate?: boolean; includeDeleted?: boolean } = {},
+): Promise<Customer[]> {
+  const query = db(TABLE).whereIn('organization_id', organizationIds);
+  // What a deleted customer bought still shows who bought it (a revoked license key, an order).
+  if (!options.includeDeleted) query.whereNull('deleted_at');
   if ('id' in key) query.where({ id: key.id });
   else query.where({ external_id: key.externalId });
   if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();

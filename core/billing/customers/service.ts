@@ -18,7 +18,11 @@ import {
   saveCustomer,
 } from './repository.js';
 import type { Customer, CustomerCreate, CustomerKey, CustomerUpdate } from './schema.js';
-import { serializeCustomer, serializeCustomerState } from './serialize.js';
+import { serializeCustomer } from './serialize.js';
+import { customerStateOf } from '../customer-state/service.js';
+import { revokeCustomerBenefits } from '../benefit-grants/service.js';
+import { organizationClock } from '../../jobs/clock.js';
+import { revokeSubscriptionsOfCustomer } from '../subscriptions/renewal.js';
 import { parseTaxId, type TaxId } from './tax-id.js';
 
 /** The organizations a call may read customers of, and those where it may also change them. */
@@ -66,7 +70,7 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
 /** Polar announces a customer's state along with every change to the customer: two events, one transaction. */
 async function announce(trx: Knex.Transaction, clock: Clock, type: 'customer.created' | 'customer.updated' | 'customer.deleted', customer: Customer) {
   await recordEvent(trx, clock, { organizationId: customer.organizationId, type, data: serializeCustomer(customer) });
-  await recordEvent(trx, clock, { organizationId: customer.organizationId, type: 'customer.state_changed', data: serializeCustomerState(customer) });
+  await recordEvent(trx, clock, { organizationId: customer.organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer) });
 }
 
 export function getCustomer(db: Database, readable: ReadonlySet<string>, key: CustomerKey): Promise<Customer> {
@@ -164,7 +168,7 @@ const anonymize = (value: string, createdAt: Date) => createHash('sha256').updat
  * are free for a new customer. `anonymize` also replaces email and names with hashes and drops the billing address
  * (GDPR); a business's name (one with a tax ID) is kept, as Polar does.
  */
-export async function deleteCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, options: { anonymize: boolean }): Promise<void> {
+export async function deleteCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, options: { anonymize: boolean; baseUrl?: string }): Promise<void> {
   await db.transaction(async (trx) => {
     const current = await findWritable(trx, reach, key);
     const now = clock.now();
@@ -182,6 +186,11 @@ export async function deleteCustomer(db: Database, clock: Clock, reach: Customer
         metadata: { ...metadata, __anonymized_at: now.toISOString() },
       };
     }
+    // Polar ends a deleted customer's subscriptions now and revokes what they were granted (license keys
+    // disabled, meter credits taken back).
+    const organizationNow = await organizationClock(trx, clock, current.organizationId);
+    await revokeSubscriptionsOfCustomer(trx, organizationNow, options.baseUrl ?? '', current.id);
+    await revokeCustomerBenefits(trx, organizationNow, current.organizationId, current.id);
     if (!(await saveCustomer(trx, next))) throw customerNotFound();
     await announce(trx, clock, 'customer.deleted', next);
   });

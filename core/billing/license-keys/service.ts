@@ -30,15 +30,11 @@ export interface LicenseKeyView {
 const notFound = (message = 'License key not found') => new CoreError('not_found', 'LICENSE_KEY_NOT_FOUND', message);
 const notPermitted = (code: string, message: string) => new CoreError('forbidden', code, message);
 
-/** Polar answers a usage request above what is left with a 400 (not a validation error): a plain HTTP error here. */
-class UsageExceeded extends Error {
-  readonly status = 400;
-  readonly expose = true;
-  readonly type = 'license_key.usage_exceeded';
-}
+/** Polar answers a usage request above what is left with a 400 BadRequest, not a validation error. */
+const usageExceeded = (message: string) => new CoreError('bad_request', 'LICENSE_KEY_USAGE_EXCEEDED', message);
 
 async function view(db: Executor, key: LicenseKey): Promise<LicenseKeyView> {
-  const customer = (await findCustomers(db, { id: key.customerId }, [key.organizationId]))[0];
+  const customer = (await findCustomers(db, { id: key.customerId }, [key.organizationId], { includeDeleted: true }))[0];
   if (!customer) throw notFound();
   return { key, customer };
 }
@@ -114,7 +110,7 @@ export async function validateLicenseKey(db: Database, clock: Clock, input: Lice
     if (input.customer_id && input.customer_id !== key.customerId) throw notFound('License key does not match given user.');
     const increment = input.increment_usage ?? 0;
     if (!(await recordValidation(trx, key.id, increment, now))) {
-      throw new UsageExceeded(`License key only has ${Math.max(0, (key.limitUsage ?? 0) - key.usage)} more usages.`);
+      throw usageExceeded(`License key only has ${Math.max(0, (key.limitUsage ?? 0) - key.usage)} more usages.`);
     }
     const validated: LicenseKey = { ...key, usage: key.usage + increment, validations: key.validations + 1, lastValidatedAt: now };
     return { ...(await view(trx, validated)), activation };

@@ -7,6 +7,7 @@ import { withRelations } from '../products/relations.js';
 import type { Price, Product } from '../products/schema.js';
 import { customersOfSubscriptions } from './repository.js';
 import type { Subscription } from './schema.js';
+import { subscriptionMeters } from '../../metering/billing.js';
 
 /** A subscription with what it embeds on the wire: its customer, product, discount and prices. */
 export interface SubscriptionView {
@@ -15,6 +16,8 @@ export interface SubscriptionView {
   product: Product;
   discount: StoredDiscount | null;
   prices: Price[];
+  /** Consumption of each metered price in the current period (Polar's subscription `meters`), wire-ready. */
+  meters: Awaited<ReturnType<typeof subscriptionMeters>>;
 }
 
 /**
@@ -32,6 +35,12 @@ export async function viewsOf(db: Executor, subscriptions: readonly Subscription
   for (const s of subscriptions) {
     if (s.discountId && !discounts.has(s.discountId)) discounts.set(s.discountId, await findDiscount(db, s.discountId, [s.organizationId]));
   }
+  const meters = new Map<string, SubscriptionView['meters']>();
+  for (const s of subscriptions) {
+    // Only subscriptions with a metered price have meters; the others skip the query.
+    if (!s.priceIds.some((id) => priceById.get(id)?.amountType === 'metered_unit')) continue;
+    meters.set(s.id, await subscriptionMeters(db, { subscriptionId: s.id, periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd }));
+  }
   return subscriptions.map((subscription) => {
     const customer = customers.get(subscription.customerId);
     const product = products.get(subscription.productId);
@@ -43,6 +52,7 @@ export async function viewsOf(db: Executor, subscriptions: readonly Subscription
       // A discount deleted since it was applied is no longer shown, nor applied to renewals.
       discount: (subscription.discountId && discounts.get(subscription.discountId)) || null,
       prices: subscription.priceIds.map((id) => priceById.get(id)).filter((p): p is Price => p !== undefined),
+      meters: meters.get(subscription.id) ?? [],
     };
   });
 }

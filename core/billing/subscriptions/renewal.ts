@@ -1,3 +1,4 @@
+import { meteredLineItems } from '../../metering/billing.js';
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Database, Executor } from '../../db/database.js';
@@ -38,7 +39,9 @@ export async function periodLines(db: Executor, s: Subscription): Promise<Line[]
   if (prices.length > 1 && fixed.every((amount) => amount !== null) && fixed.reduce((a, b) => a! + b!, 0) === s.amount) {
     return prices.map((price, i) => ({ label, amount: fixed[i]!, proration: false, productPriceId: price!.id }));
   }
-  return [{ label, amount: s.amount, proration: false, productPriceId: s.priceIds[0] ?? null }];
+  // The subscription's amount is what its non-metered prices cost; metered ones are billed from usage.
+  const base = prices.find((price) => price && price.amountType !== 'metered_unit');
+  return [{ label, amount: s.amount, proration: false, productPriceId: base?.id ?? s.priceIds[0] ?? null }];
 }
 
 /**
@@ -102,7 +105,10 @@ export async function renewSubscription(context: BillingContext, subscriptionId:
     const period = nextPeriodOf(s);
     const discount = s.discountId ? ((await findDiscount(trx, s.discountId, [s.organizationId])) ?? null) : null;
     const applies = discount !== null && discountApplies(discount, s.discountStart, period.start);
-    const { lines, carried } = withPending(await periodLines(trx, s), s.pendingItems);
+    // Metered prices are billed in arrears: the consumption of the period that just ended, credits first, capped.
+    const metered = await meteredLineItems(trx, { subscriptionId: s.id, periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd });
+    const usage = metered.map(({ label, amount, proration, productPriceId }) => ({ label, amount, proration, productPriceId }));
+    const { lines, carried } = withPending([...(await periodLines(trx, s)), ...usage], s.pendingItems);
     const { input, amounts } = await orderInput(trx, s, lines, { discount: applies ? discount : null, billingReason: 'subscription_cycle' });
     const free = amounts.totalAmount === 0;
     const order = await createOrder(trx, clock, { ...input, status: free ? 'paid' : 'pending', paymentId: null });

@@ -6,11 +6,11 @@ import type { SubscriptionView } from './relations.js';
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 /**
- * Polar's Subscription (the one place its wire shape is written). Till has no seats, pauses, meters or pending
- * updates on subscriptions: those fields are answered empty, as Polar answers them for a plain subscription.
+ * Polar's Subscription (the one place its wire shape is written). Till has no seats, pauses or pending updates
+ * on subscriptions: those fields are answered empty, as Polar answers them for a plain subscription.
  */
 export function serializeSubscription(view: SubscriptionView, baseUrl: string) {
-  const { subscription: s, customer, product, discount, prices } = view;
+  const { subscription: s, customer, product, discount, prices, meters } = view;
   let discountWire = null;
   if (discount) {
     const { products: _products, ...base } = serializeDiscount({ ...discount, products: [] });
@@ -53,7 +53,7 @@ export function serializeSubscription(view: SubscriptionView, baseUrl: string) {
     product: serializeProduct(product, baseUrl),
     discount: discountWire,
     prices: prices.map((price) => serializePrice(price, product)),
-    meters: [],
+    meters,
     pending_update: null,
   };
 }

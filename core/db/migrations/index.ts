@@ -17,6 +17,7 @@ import { orders } from './0015_orders.js';
 import { benefitGrants } from './0016_benefit_grants.js';
 import { metering } from './0019_metering.js';
 import { webhooks } from './0017_webhooks.js';
+import { email } from './0020_email.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   benefitGrants,
   webhooks,
   metering,
+  email,
 ];

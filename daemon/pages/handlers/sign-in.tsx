@@ -28,6 +28,8 @@ function signInCall(login: string, password: string) {
 /** Fixed texts only: a notice named in the URL never reflects what the URL says. */
 const NOTICES: Record<string, string> = {
   'signed-out': 'You have signed out.',
+  'password-reset': 'Your password was changed. Sign in with the new one.',
+  'account-deleted': 'Your account was deleted.',
 };
 
 /** GET /sign-in: the form. */

@@ -6,6 +6,7 @@ import { authFormErrors } from '../auth-errors.js';
 import { captchaHeaders, captchaProvider } from '../captcha.js';
 import { fieldOf, parseForm, type FormErrors } from '../forms.js';
 import { sendPage } from '../render.js';
+import { NoticePage } from '../views/EmailPages.js';
 import { safeNext } from '../safe-next.js';
 import { SignUpPage } from '../views/SignUpPage.js';
 
@@ -63,6 +64,19 @@ export function submitSignUp(deps: AppDeps): RequestHandler {
       const failure = authFailure(reply);
       if (USERNAME_CODES.has(failure.code)) return again(reply.status, { fields: { username: failure.message } });
       return again(reply.status, authFormErrors(failure));
+    }
+    // TILL_REQUIRE_EMAIL_VERIFICATION: the account exists but has no session until the mailed link is followed.
+    if ((reply.body as { token?: unknown } | null)?.token == null) {
+      return sendPage(
+        res,
+        200,
+        <NoticePage
+          title="Check your email"
+          kind="info"
+          message={`We sent a link to ${account.email}. Follow it to verify your email address, then sign in.`}
+          links={[{ href: '/sign-in', label: 'Sign in' }]}
+        />,
+      );
     }
     res.redirect(303, next);
   };

@@ -49,6 +49,9 @@ export function SignInPage({ email = '', next, errors = {}, captchaProvider, not
         </div>
       </form>
       <p>
+        <a href="/forgot-password">Forgot your password?</a>
+      </p>
+      <p>
         New to Till? <a href={withNext('/sign-up', next)}>Create an account</a>
       </p>
     </Layout>

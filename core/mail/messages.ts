@@ -1,0 +1,63 @@
+import type { MailMessage } from './mailer.js';
+
+/** The mails of the account flows. Plain text plus a small HTML version, both carrying the link. */
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function compose(to: string, subject: string, lines: string[], link: { label: string; url: string }, footer: string): MailMessage {
+  const text = [...lines, '', `${link.label}: ${link.url}`, '', footer].join('\n');
+  const html = [
+    ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+    `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`,
+    `<p style="color:#666">${escapeHtml(footer)}</p>`,
+  ].join('\n');
+  return { to, subject, text, html };
+}
+
+const IGNORE = 'If you did not ask for this, you can ignore this email.';
+
+export function verificationMail(to: string, name: string, url: string): MailMessage {
+  return compose(to, 'Verify your email address for Till', [`Hello ${name},`, 'Confirm that this is your email address to finish setting up your Till account.'], { label: 'Verify your email address', url }, IGNORE);
+}
+
+export function resetPasswordMail(to: string, name: string, url: string, expiresInMinutes: number): MailMessage {
+  return compose(
+    to,
+    'Reset your Till password',
+    [`Hello ${name},`, `Someone asked to reset the password of your Till account. The link works once, within ${expiresInMinutes} minutes.`],
+    { label: 'Choose a new password', url },
+    `${IGNORE} Your password stays as it is.`,
+  );
+}
+
+export function changeEmailMail(to: string, name: string, newEmail: string, url: string): MailMessage {
+  return compose(
+    to,
+    'Confirm the change of your Till email address',
+    [`Hello ${name},`, `Someone asked to change the email address of your Till account from ${to} to ${newEmail}.`],
+    { label: 'Approve the change', url },
+    `${IGNORE} Your email address stays as it is.`,
+  );
+}
+
+export function deleteAccountMail(to: string, name: string, url: string): MailMessage {
+  return compose(
+    to,
+    'Confirm deleting your Till account',
+    [`Hello ${name},`, 'Someone asked to delete your Till account. Deleting it signs you out everywhere and removes you from every organization; it cannot be undone.'],
+    { label: 'Delete my account', url },
+    `${IGNORE} Your account stays as it is.`,
+  );
+}
+
+export function invitationMail(to: string, inviter: string, organization: string, role: string, url: string): MailMessage {
+  return compose(
+    to,
+    `${inviter} invited you to ${organization} on Till`,
+    [`${inviter} invited you to join the organization ${organization} on Till as ${role}.`, 'Sign in (or create an account with this email address) to accept or decline.'],
+    { label: 'View the invitation', url },
+    'If you do not know this organization, you can ignore this email.',
+  );
+}

@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../../commands/listen/event-types.js';
 import { describeValue, shortDate } from '../../ui/record.js';
 import { boolean, choice, text } from '../fields.js';
 import type { ResourceSpec } from '../spec.js';
@@ -43,16 +44,5 @@ export const webhooks: ResourceSpec = {
   createdHint: 'Verify requests with this secret (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). `till webhooks deliveries --endpoint ID` shows the attempts.',
 };
 
-/** The event types Till sends (SPEC §3), for `--event all`. */
-export const ALL_EVENT_TYPES = [
-  'benefit.created', 'benefit.updated',
-  'benefit_grant.created', 'benefit_grant.updated', 'benefit_grant.revoked', 'benefit_grant.cycled',
-  'checkout.created', 'checkout.updated',
-  'order.created', 'order.updated', 'order.paid', 'order.refunded',
-  'organization.updated',
-  'product.created', 'product.updated',
-  'refund.created', 'refund.updated',
-  'subscription.created', 'subscription.active', 'subscription.canceled', 'subscription.revoked',
-  'subscription.uncanceled', 'subscription.updated',
-  'customer.created', 'customer.updated', 'customer.deleted', 'customer.state_changed',
-] as const;
+/** The event types Till sends (SPEC §3), for `--event all`: the one list the CLI keeps. */
+export const ALL_EVENT_TYPES = EVENT_TYPES;

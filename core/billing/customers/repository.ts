@@ -13,7 +13,7 @@ const TABLE = 'customers';
 export const EMAIL_INDEX = 'customers_organization_email_uidx';
 export const EXTERNAL_ID_INDEX = 'customers_organization_external_id_uidx';
 
-function toCustomer(row: Record<string, unknown>): Customer {
+export function toCustomer(row: Record<string, unknown>): Customer {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),
@@ -49,6 +49,16 @@ const toRow = (customer: Customer) => ({
   modified_at: toDbTimeOrNull(customer.modifiedAt),
   deleted_at: toDbTimeOrNull(customer.deletedAt),
 });
+
+/**
+ * Customers by id, deleted ones included: what a customer bought (orders, subscriptions, keys) keeps showing who
+ * bought it after the customer is deleted.
+ */
+export async function customersByIds(db: Executor, ids: readonly string[]): Promise<Map<string, Customer>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db(TABLE).whereIn('id', [...new Set(ids)]);
+  return new Map(rows.map((row) => [String(row.id), toCustomer(row)]));
+}
 
 export async function insertCustomer(trx: Executor, customer: Customer): Promise<void> {
   await trx(TABLE).insert({ id: customer.id, ...toRow(customer), created_at: toDbTime(customer.createdAt) });

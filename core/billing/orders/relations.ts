@@ -1,6 +1,7 @@
 import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import type { Customer } from '../customers/schema.js';
+import { toCustomer } from '../customers/repository.js';
 import type { StoredDiscount } from '../discounts/schema.js';
 import { findProductsByIds } from '../products/repository.js';
 import type { StoredProduct } from '../products/schema.js';
@@ -49,25 +50,6 @@ export interface EmbeddedSubscription {
 
 const unique = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 const intOrNull = (value: unknown) => (value === null || value === undefined ? null : fromDbInt(value));
-
-function toCustomer(row: Record<string, unknown>): Customer {
-  return {
-    id: String(row.id),
-    organizationId: String(row.organization_id),
-    externalId: (row.external_id as string | null) ?? null,
-    email: String(row.email),
-    emailVerified: fromDbBool(row.email_verified),
-    name: (row.name as string | null) ?? null,
-    billingName: (row.billing_name as string | null) ?? null,
-    billingAddress: row.billing_address === null ? null : fromDbJson(row.billing_address),
-    taxId: row.tax_id === null ? null : fromDbJson(row.tax_id),
-    locale: (row.locale as string | null) ?? null,
-    metadata: fromDbJson(row.metadata),
-    createdAt: fromDbTime(row.created_at),
-    modifiedAt: fromDbTimeOrNull(row.modified_at),
-    deletedAt: fromDbTimeOrNull(row.deleted_at),
-  };
-}
 
 function toDiscount(row: Record<string, unknown>): StoredDiscount {
   const common = {

@@ -1,3 +1,4 @@
+import { customersByIds } from '../customers/repository.js';
 import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { whereMetadata } from '../../db/sql.js';
@@ -213,30 +214,7 @@ export async function listSubscriptions(db: Executor, filter: SubscriptionFilter
   return { items: rows.map((row) => toSubscription(row, prices.get(row.id) ?? [])), totalCount: Number(count) };
 }
 
-/**
- * The customers of subscriptions, deleted ones included (a subscription keeps showing who it was for).
- * Mirrors the customers repository's row mapping, which only reads live customers.
- */
-export async function customersOfSubscriptions(db: Executor, ids: readonly string[]): Promise<Map<string, Customer>> {
-  const found = new Map<string, Customer>();
-  if (ids.length === 0) return found;
-  for (const row of await db('customers').whereIn('id', [...new Set(ids)])) {
-    found.set(String(row.id), {
-      id: String(row.id),
-      organizationId: String(row.organization_id),
-      externalId: (row.external_id as string | null) ?? null,
-      email: String(row.email),
-      emailVerified: fromDbBool(row.email_verified),
-      name: (row.name as string | null) ?? null,
-      billingName: (row.billing_name as string | null) ?? null,
-      billingAddress: row.billing_address === null ? null : fromDbJson(row.billing_address),
-      taxId: row.tax_id === null ? null : fromDbJson(row.tax_id),
-      locale: (row.locale as string | null) ?? null,
-      metadata: fromDbJson(row.metadata),
-      createdAt: fromDbTime(row.created_at),
-      modifiedAt: fromDbTimeOrNull(row.modified_at),
-      deletedAt: fromDbTimeOrNull(row.deleted_at),
-    });
-  }
-  return found;
+/** The customers of subscriptions, deleted ones included (a subscription keeps showing who it was for). */
+export function customersOfSubscriptions(db: Executor, ids: readonly string[]): Promise<Map<string, Customer>> {
+  return customersByIds(db, ids);
 }

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Database, Executor } from '../../db/database.js';
@@ -142,8 +141,12 @@ function addressLines(address: InvoiceData['customer']['billingAddress']): strin
   return [address.line1, address.line2, cityLine, address.country].filter((line): line is string => Boolean(line));
 }
 
-/** Renders the invoice as a PDF (A4, the standard Helvetica fonts, so it needs no font files). */
-export function renderInvoicePdf(data: InvoiceData): Promise<Buffer> {
+/**
+ * Renders the invoice as a PDF (A4, the standard Helvetica fonts, so it needs no font files). pdfkit is loaded
+ * on the first invoice, not when tilld starts: it is one of the largest modules and most daemons never need it.
+ */
+export async function renderInvoicePdf(data: InvoiceData): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Invoice ${data.invoiceNumber}`, Author: data.seller.name, Creator: 'Till' } });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {

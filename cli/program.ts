@@ -114,6 +114,24 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...json)
     .action(async (options) => setExitCode(await (await import('./commands/listen/listen.js')).listen(options, env, streams)));
 
+  // The terminal UI (docs/tui.md): ink and react load only when it runs.
+  const openUi = async (options: { server?: string; org?: string }) => setExitCode(await (await import('./commands/ui.js')).ui(options, env, streams));
+  program
+    .command('ui')
+    .description('the full-screen terminal UI: live events, products, discounts, refunds, webhooks (needs a terminal)')
+    .option(...server)
+    .option(...inOrg)
+    .action(openUi);
+  // `till` alone on a terminal opens the UI; off a terminal it still prints the help (exit 2).
+  const parseAsync = program.parseAsync.bind(program);
+  program.parseAsync = async (argv, parseOptions) => {
+    if (argv?.length === 0 && streams.stdin.isTTY && streams.stdout.isTTY) {
+      await openUi({});
+      return program;
+    }
+    return parseAsync(argv, parseOptions);
+  };
+
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   program
     .command('fixtures')

@@ -1,0 +1,82 @@
+import { Box, Text } from 'ink';
+import { useKeys } from '../keys.js';
+import { useRef, useState } from 'react';
+import { useTheme } from '../theme.js';
+
+export interface FormField {
+  name: string;
+  label: string;
+  /** A choice field cycles through these with ←/→ (or space). */
+  choices?: string[];
+  initial?: string;
+  hint?: string;
+}
+
+export interface FormProps {
+  title: string;
+  fields: FormField[];
+  /** Turns the values into what to send, or throws an Error whose message is shown. */
+  onSubmit(values: Record<string, string>): void;
+  onCancel(): void;
+  /** Shown under the form (e.g. the server's refusal). */
+  error?: string;
+  /** Start on the last field (back from a refusal: Enter sends again). */
+  focusLast?: boolean;
+}
+
+/** Fields one per line: ↑/↓ or Tab moves, type to edit, ←/→ change a choice, Enter on the last field (or Ctrl-S) submits, Esc cancels. */
+export function Form({ title, fields, onSubmit, onCancel, error, focusLast }: FormProps) {
+  const theme = useTheme();
+  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.name, f.initial ?? f.choices?.[0] ?? ''])));
+  const [focus, setFocus] = useState(focusLast ? fields.length - 1 : 0);
+  const [localError, setLocalError] = useState<string | undefined>();
+  const submitting = useRef(false);
+  const field = fields[focus]!;
+  const set = (value: string) => setValues((v) => ({ ...v, [field.name]: value }));
+
+  useKeys((input, key) => {
+    if (key.escape) return onCancel();
+    if ((key.return && focus === fields.length - 1) || (key.ctrl && input === 's')) {
+      if (submitting.current) return;
+      try {
+        setLocalError(undefined);
+        onSubmit(values);
+      } catch (problem) {
+        setLocalError(problem instanceof Error ? problem.message : String(problem));
+      }
+      return;
+    }
+    if (key.return || key.downArrow || (key.tab && !key.shift)) return setFocus((f) => Math.min(fields.length - 1, f + 1));
+    if (key.upArrow || (key.tab && key.shift)) return setFocus((f) => Math.max(0, f - 1));
+    const current = values[field.name] ?? '';
+    if (field.choices) {
+      const at = field.choices.indexOf(current);
+      if (key.rightArrow || input === ' ') set(field.choices[(at + 1) % field.choices.length]!);
+      else if (key.leftArrow) set(field.choices[(at - 1 + field.choices.length) % field.choices.length]!);
+      return;
+    }
+    if (key.backspace || key.delete) return set(current.slice(0, -1));
+    if (key.ctrl || key.meta || key.leftArrow || key.rightArrow) return;
+    if (input) set(current + input.replace(/[\r\n]/g, ''));
+  });
+
+  const shown = error ?? localError;
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+      <Text bold>{title}</Text>
+      {fields.map((f, index) => (
+        <Text key={f.name} wrap="truncate-end">
+          <Text color={index === focus ? theme.color('cyan') : undefined} bold={index === focus}>
+            {index === focus ? '› ' : '  '}
+            {f.label.padEnd(16)}
+          </Text>
+          {f.choices ? `‹ ${values[f.name]} ›` : values[f.name]}
+          {index === focus && !f.choices ? <Text inverse> </Text> : null}
+          {f.hint ? <Text dimColor> {f.hint}</Text> : null}
+        </Text>
+      ))}
+      {shown ? <Text color={theme.color('red')}>✗ {shown}</Text> : null}
+      <Text dimColor>↑/↓ move · ←/→ choose · Enter on the last field or Ctrl-S submit · Esc cancel</Text>
+    </Box>
+  );
+}

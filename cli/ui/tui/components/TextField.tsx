@@ -1,0 +1,48 @@
+import { Text } from 'ink';
+import { useKeys } from '../keys.js';
+import { useState } from 'react';
+import { useTheme } from '../theme.js';
+
+export interface TextFieldProps {
+  label: string;
+  initial?: string;
+  /** Receives each change (the filter applies as one types). */
+  onChange?(value: string): void;
+  onSubmit(value: string): void;
+  onCancel(): void;
+  isActive?: boolean;
+}
+
+/** A one-line input: type, Backspace, Enter submits, Esc cancels. */
+export function TextField({ label, initial = '', onChange, onSubmit, onCancel, isActive = true }: TextFieldProps) {
+  const [value, setValue] = useState(initial);
+  const theme = useTheme();
+  useKeys(
+    (input, key) => {
+      if (key.escape) return onCancel();
+      if (key.return) return onSubmit(value);
+      if (key.backspace || key.delete) {
+        const next = value.slice(0, -1);
+        setValue(next);
+        onChange?.(next);
+        return;
+      }
+      if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
+      if (input) {
+        // Pasted or fast-typed text can come in one chunk with the Enter that ends it.
+        const end = input.search(/[\r\n]/);
+        const next = value + (end >= 0 ? input.slice(0, end) : input);
+        setValue(next);
+        onChange?.(next);
+        if (end >= 0) onSubmit(next);
+      }
+    },
+    { isActive },
+  );
+  return (
+    <Text>
+      <Text color={theme.color('cyan')}>{label}</Text> {value}
+      {isActive ? <Text inverse> </Text> : null}
+    </Text>
+  );
+}

@@ -1,0 +1,212 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeBackend, KEY, renderApp, until, type Sent } from '../testing.js';
+
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+
+const product = (id: string, name: string, archived = false) => ({
+  id,
+  name,
+  is_archived: archived,
+  recurring_interval: 'month',
+  prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd', is_archived: false }],
+});
+
+/** A little catalog server: products archive, discounts are created or refused, orders refund. */
+function store() {
+  const products = [product('prod_1', 'Pro plan'), product('prod_2', 'Old plan', true)];
+  const discounts: Record<string, unknown>[] = [];
+  const orders = [{ id: 'ord_1', created_at: '2026-11-23T03:00:00Z', customer: { email: 'ada@example.com' }, total_amount: 1200, refundable_amount: 1000, currency: 'usd', status: 'paid' }];
+  let refuseNext: string | undefined;
+  const fake = fakeBackend(async ({ method, path, body }: Sent) => {
+    if (refuseNext) {
+      const message = refuseNext;
+      refuseNext = undefined;
+      throw new Error(message);
+    }
+    if (method === 'GET' && path.startsWith('/v1/products/')) return { items: products };
+    if (method === 'PATCH' && path === '/v1/products/prod_1') {
+      products[0]!.is_archived = true;
+      return products[0];
+    }
+    if (method === 'POST' && path === '/v1/products/') {
+      products.unshift({ ...product('prod_3', String((body as { name: string }).name)) });
+      return products[0];
+    }
+    if (method === 'GET' && path.startsWith('/v1/discounts/')) return { items: discounts };
+    if (method === 'POST' && path === '/v1/discounts/') {
+      discounts.unshift({ id: 'disc_1', redemptions_count: 0, ...(body as object) });
+      return discounts[0];
+    }
+    if (method === 'GET' && path.startsWith('/v1/orders/')) return { items: orders };
+    if (method === 'POST' && path === '/v1/refunds/') {
+      orders[0]!.refundable_amount -= (body as { amount: number }).amount;
+      return { id: 'ref_1' };
+    }
+    return { items: [] };
+  });
+  return { ...fake, refuse: (message: string) => (refuseNext = message) };
+}
+
+const open = (fake: ReturnType<typeof store>) => {
+  const app = renderApp(fake.backend);
+  cleanup = app.unmount;
+  return app;
+};
+const writes = (sent: Sent[]) => sent.filter((request) => request.method !== 'GET');
+const type = (text: string) => [...text];
+
+describe('the Products tab', () => {
+  it('lists products with prices and archives the selected one after a confirmation, sending it once', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.showing('● live');
+    await app.press('2');
+    const list = await app.showing('Pro plan');
+    expect(list).toContain('15.00 USD');
+    expect(list).toMatch(/Old plan.*archived/);
+    expect(fake.sent[0]!.path).toContain('organization_id=org_A');
+    await app.press('a');
+    await app.showing('Archive product “Pro plan”');
+    await app.press('y', 'y', 'y');
+    await app.showing('✓ Archived “Pro plan”.');
+    expect(writes(fake.sent)).toEqual([{ method: 'PATCH', path: '/v1/products/prod_1', body: { is_archived: true } }]);
+    await app.frameUntil((frame) => /Pro plan.*archived/.test(frame));
+  });
+
+  it('refuses to archive an archived product, and cancels an archive with n', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('2');
+    await app.showing('Pro plan');
+    await app.press(KEY.down, 'a');
+    await app.showing('“Old plan” is archived already.');
+    await app.press(KEY.up, 'a');
+    await app.showing('Confirm?');
+    await app.press('n');
+    await app.frameUntil((frame) => frame.includes('Pro plan') && !frame.includes('Confirm?'));
+    expect(writes(fake.sent)).toEqual([]);
+  });
+
+  it('creates a product from the form', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('2');
+    await app.showing('Pro plan');
+    await app.press('n');
+    await app.showing('New product');
+    await app.press(...type('Team plan'), KEY.down, KEY.down, ...type('4900:usd:month'), KEY.enter);
+    await app.showing('Create product “Team plan”');
+    await app.press('y');
+    await app.showing('✓ Created product “Team plan”.');
+    expect(writes(fake.sent)[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/products/',
+      body: { name: 'Team plan', organization_id: 'org_A', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 4900, price_currency: 'usd' }] },
+    });
+  });
+});
+
+describe('the Discounts tab', () => {
+  it('checks the form, shows the server’s refusal in it, and creates the discount once it is accepted', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('3');
+    await app.showing('No discounts yet');
+    await app.press('n');
+    await app.showing('New discount');
+    await app.press(...type('Launch'), KEY.down, ...type('12'), KEY.enter, KEY.enter, KEY.enter, KEY.enter, KEY.enter);
+    await app.showing('expected AMOUNT:CURRENCY');
+    await app.press(KEY.up, KEY.up, KEY.up, KEY.up, KEY.backspace, KEY.backspace, ...type('10%'), KEY.down, KEY.right, KEY.down, KEY.down, ...type('LAUNCH10'), KEY.down, KEY.enter);
+    await app.showing('Create discount “Launch”: 10% off, forever');
+    fake.refuse('http://127.0.0.1:4010 rejected the request: code: already in use');
+    await app.press('y');
+    await app.showing('✗ http://127.0.0.1:4010 rejected the request: code: already in use');
+    expect(app.lastFrame()).toContain('LAUNCH10');
+    await app.press(KEY.enter);
+    await app.showing('Confirm?');
+    await app.press(KEY.enter);
+    const list = await app.showing('✓ Created discount “Launch”.');
+    expect(list).toMatch(/Launch\s+LAUNCH10\s+10%\s+forever/);
+    const posts = writes(fake.sent);
+    expect(posts).toHaveLength(2);
+    expect(posts[1]).toEqual({ method: 'POST', path: '/v1/discounts/', body: { name: 'Launch', organization_id: 'org_A', type: 'percentage', basis_points: 1000, duration: 'forever', code: 'LAUNCH10' } });
+  });
+});
+
+describe('the Refunds tab', () => {
+  it('shows orders with their refundable amount and refunds one after a confirmation saying what happens', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('4');
+    const list = await app.showing('ada@example.com');
+    expect(list).toMatch(/12\.00 USD\s+10\.00 USD\s+paid/);
+    await app.press('f');
+    await app.showing('Refund order ord_1');
+    await app.press(KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, ...type('5000'), KEY.down, KEY.down, KEY.right, KEY.enter);
+    await app.showing('At most 10.00 USD (1000) is refundable.');
+    await app.press(KEY.up, KEY.up, KEY.backspace, KEY.backspace, KEY.down, KEY.down, KEY.enter);
+    const confirm = await app.showing('Refund 0.50 USD');
+    expect(confirm).toContain('benefits revoked');
+    await app.press('y');
+    await app.showing('✓ Refunded 0.50 USD.');
+    await until(() => writes(fake.sent).length === 1, 'the refund');
+    expect(writes(fake.sent)[0]).toEqual({ method: 'POST', path: '/v1/refunds/', body: { order_id: 'ord_1', amount: 50, reason: 'customer_request', revoke_benefits: true } });
+    await app.showing('9.50 USD');
+  });
+});
+
+describe('the Webhooks and Deliveries tabs', () => {
+  function hooks() {
+    const endpoints = [{ id: 'we_1', url: 'https://shop.example.com/hooks', format: 'raw', events: ['order.paid'], enabled: false, disabled_reason: 'failing' }];
+    const deliveries = [{ id: 'wd_1', created_at: '2026-11-23T03:00:00Z', succeeded: false, http_code: 500, duration_ms: 120, attempt: 3, webhook_endpoint_id: 'we_1', webhook_event: { id: 'whe_1', type: 'order.paid' } }];
+    return fakeBackend(({ method, path, body }) => {
+      if (method === 'GET' && path.startsWith('/v1/webhooks/endpoints')) return { items: endpoints };
+      if (method === 'POST' && path === '/v1/webhooks/endpoints') {
+        endpoints.push({ id: 'we_2', enabled: true, disabled_reason: '', ...(body as { url: string; format: string; events: string[] }) });
+        return { ...endpoints.at(-1), secret: 'whsec_created' };
+      }
+      if (method === 'PATCH' && path === '/v1/webhooks/endpoints/we_1/secret') return { ...endpoints[0], secret: 'whsec_rotated' };
+      if (method === 'GET' && path.startsWith('/v1/webhooks/deliveries')) return { items: deliveries };
+      if (method === 'POST' && path.startsWith('/v1/webhooks/events/')) return null;
+      return { items: [] };
+    });
+  }
+
+  it('lists endpoints with their health, creates one showing its secret, and rotates a secret after a confirmation', async () => {
+    const fake = hooks();
+    const app = renderApp(fake.backend);
+    cleanup = app.unmount;
+    await app.press('5');
+    const list = await app.showing('https://shop.example.com/hooks');
+    expect(list).toContain('disabled (failing)');
+    await app.press('s');
+    await app.showing('Replace the signing secret of https://shop.example.com/hooks?');
+    await app.press('y');
+    await app.showing('✓ New signing secret: whsec_rotated');
+    await app.press('n');
+    await app.showing('New webhook endpoint');
+    await app.press(...type('https://new.example.com/in'), KEY.down, ...type('order.paid,refund.created'), KEY.down, KEY.enter);
+    await app.showing('Events: order.paid, refund.created');
+    await app.press('y');
+    await app.showing('its signing secret is whsec_created');
+    expect(writes(fake.sent)).toEqual([
+      { method: 'PATCH', path: '/v1/webhooks/endpoints/we_1/secret', body: undefined },
+      { method: 'POST', path: '/v1/webhooks/endpoints', body: { url: 'https://new.example.com/in', events: ['order.paid', 'refund.created'], format: 'raw', organization_id: 'org_A' } },
+    ]);
+  });
+
+  it('lists deliveries with status and timing and redelivers one to its endpoint', async () => {
+    const fake = hooks();
+    const app = renderApp(fake.backend);
+    cleanup = app.unmount;
+    await app.press('6');
+    const list = await app.showing('order.paid');
+    expect(list).toMatch(/order\.paid\s+✗ 500\s+120\s+3\s+we_1/);
+    await app.press('R');
+    await app.showing('Send order.paid (whe_1) again to endpoint we_1?');
+    await app.press('y');
+    await app.showing('✓ Queued order.paid for redelivery.');
+    expect(writes(fake.sent)).toEqual([{ method: 'POST', path: '/v1/webhooks/events/whe_1/redeliver?endpoint_id=we_1', body: undefined }]);
+  });
+});

@@ -165,5 +165,22 @@ export async function cycleBenefits(trx: Trx, clock: Clock, input: { organizatio
   if (changed) await announceState(trx, clock, input.organizationId, input.customerId);
 }
 
+/**
+ * A benefit changed (description, properties): each grant in effect is announced again with the benefit as it now
+ * is (benefit_grant.updated), as Polar updates the grants of a benefit that changes. Call it in the update's
+ * transaction with the organization's clock.
+ */
+export async function benefitUpdated(trx: Trx, clock: Clock, benefit: Benefit): Promise<void> {
+  const now = clock.now();
+  for (const grant of await grantsOfBenefit(trx, benefit.id)) {
+    if (stateOf(grant) !== 'granted') continue;
+    const customer = await customerOf(trx, grant);
+    if (!customer) continue;
+    const next: BenefitGrant = { ...grant, modifiedAt: now };
+    if (!(await saveGrantState(trx, next, grant))) continue;
+    await emit(trx, clock, 'benefit_grant.updated', next, customer, benefit);
+  }
+}
+
 /** Announces a customer's state (customer.state_changed with the CustomerState of GET /v1/customers/{id}/state). */
 export const announceCustomerState = announceState;

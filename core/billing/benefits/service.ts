@@ -11,7 +11,7 @@ import { mintGuildToken, verifyGuildToken } from './guild-token.js';
 import { findBenefit, insertBenefit, listBenefits as listRows, softDeleteBenefit, updateBenefitRow, type BenefitFilter } from './repository.js';
 import { VISIBILITY_CONFIGURABLE, type Benefit, type BenefitCreate, type BenefitUpdate, type PropertiesInput } from './schema.js';
 import { serializeBenefit } from './serialize.js';
-import { revokeBenefitGrants } from '../benefit-grants/service.js';
+import { benefitUpdated, revokeBenefitGrants } from '../benefit-grants/service.js';
 import { organizationClock } from '../../jobs/clock.js';
 
 /** The organizations a caller may see benefits of (read scopes) and change them in (write scopes). */
@@ -129,6 +129,7 @@ export async function updateBenefit(
     } as Benefit;
     await updateBenefitRow(trx, next);
     await recordEvent(trx, clock, { organizationId: current.organizationId, type: 'benefit.updated', data: serializeBenefit(next) });
+    await benefitUpdated(trx, await organizationClock(trx, clock, current.organizationId), next);
     return next;
   });
 }

@@ -6,6 +6,15 @@ import { CLIENT_IP_HEADER } from '../../core/auth/auth.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Paths whose segment after these prefixes is itself a credential (a checkout's client secret, a signed download
+ * token): the log shows `***` instead. Query strings (signed links, mail tokens) are never logged at all.
+ */
+const SECRET_SEGMENTS = /^(\/checkout\/|\/v1\/checkouts\/client\/|\/downloads\/)[^/]+/;
+
+/** The path as it is safe to log. */
+export const loggablePath = (url: string) => url.split('?')[0]!.replace(SECRET_SEGMENTS, '$1***');
+
 /** Gives every request an id (kept from X-Request-Id when sane), echoes it, and logs one line per response with it. */
 export function requestLogging(logger: Logger): RequestHandler {
   return pinoHttp({
@@ -18,7 +27,7 @@ export function requestLogging(logger: Logger): RequestHandler {
     },
     customAttributeKeys: { reqId: 'request_id' },
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+      req: (req: { method: string; url: string }) => ({ method: req.method, path: loggablePath(req.url) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),

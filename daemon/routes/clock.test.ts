@@ -52,7 +52,7 @@ describe('/v1/organizations/{id}/clock', () => {
 
   it('answers bad input with a 422 naming the field, and leaves the clock where it was', async () => {
     const before = await (await call('GET', `/organizations/${organizationId}/clock`)).json();
-    for (const body of [{ by: 'soon' }, { by: '+1month', to: '2099-01-01T00:00:00Z' }, {}, { to: '2001-01-01T00:00:00Z' }, { to: 'yesterday' }]) {
+    for (const body of [{ by: 'soon' }, { by: '+9000y' }, { by: '+999999y' }, { by: '+1month', to: '2099-01-01T00:00:00Z' }, {}, { to: '2001-01-01T00:00:00Z' }, { to: 'yesterday' }]) {
       const res = await call('POST', `/organizations/${organizationId}/clock/advance`, body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       const answer = await res.json();

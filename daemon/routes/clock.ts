@@ -88,7 +88,8 @@ export const clockRoutes = [
       const state = await clockState(deps.db, organization.id);
       const now = new Date(deps.clock.now().getTime() + state.offsetMs);
       const target = body.to ?? applyClockStep(now, body.by ?? '');
-      if (!target) {
+      // Dates past the year 9999 cannot be written back as ISO 8601 (nor stored on PostgreSQL).
+      if (!target || Number.isNaN(target.getTime()) || target.getUTCFullYear() > 9999) {
         throw new CoreError('invalid', 'INVALID_CLOCK_STEP', 'Invalid clock step', [
           { loc: ['body', 'by'], msg: 'Use a step like +30s, +15m, +12h, +3d, +2w, +1month or +1year', type: 'value_error' },
         ]);

@@ -1,4 +1,5 @@
 import { CoreError } from '../../errors.js';
+import { newId } from '../../db/columns.js';
 import { organizationClock } from '../../jobs/clock.js';
 import type { ChargeOutcome } from '../../payments/processor.js';
 import { linkPayment, recordPayment } from '../../payments/repository.js';
@@ -82,7 +83,8 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
           processorMethodId: method.processorMethodId,
           amount: bill.amounts.totalAmount,
           currency: s.currency,
-          idempotencyKey: `subscription-change:${s.id}:${s.modifiedAt?.getTime() ?? 0}:${product.id}`,
+          // One key per request: two identical changes at once are two charges, and the loser refunds its own.
+          idempotencyKey: `subscription-change:${s.id}:${newId()}`,
           description: `Change of subscription ${s.id} to ${product.name}`,
           offSession: true,
         })
@@ -91,12 +93,7 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
 
   const saved = await deps.db.transaction(async (trx) => {
     const { s: locked_, clock } = await writable(trx, deps, access, id);
-    if (!unchanged(s, locked_)) {
-      if (outcome?.status === 'succeeded') {
-        await deps.payments.refund({ processorPaymentId: outcome.processorPaymentId, amount: bill!.amounts.totalAmount, currency: s.currency, idempotencyKey: `refund:${outcome.processorPaymentId}` });
-      }
-      throw locked('The subscription changed meanwhile; try again.');
-    }
+    if (!unchanged(s, locked_)) return { conflict: true as const };
     const payment =
       outcome &&
       (await recordPayment(trx, {
@@ -122,6 +119,13 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
     await commit(trx, clock, deps.baseUrl, s, next);
     return { next };
   });
+  if ('conflict' in saved) {
+    // Given back outside the transaction: a processor call must not hold the database.
+    if (outcome?.status === 'succeeded') {
+      await deps.payments.refund({ processorPaymentId: outcome.processorPaymentId, amount: bill!.amounts.totalAmount, currency: s.currency, idempotencyKey: `refund:${outcome.processorPaymentId}` });
+    }
+    throw locked('The subscription changed meanwhile; try again.');
+  }
   // The declined attempt is on record; the subscription is as it was.
   if ('declined' in saved) throw new CoreError('payment_failed', 'SUBSCRIPTION_PAYMENT_FAILED', `The change was not made: ${saved.declined}`);
   return (await viewsOf(deps.db, [saved.next!]))[0];

@@ -44,10 +44,14 @@ export async function chargeSubscription(context: BillingContext & { payments: P
       })
     : { status: 'failed', declineCode: 'card_declined', message: 'The customer has no saved payment method.' };
 
-  await db.transaction(async (trx) => {
+  const orphaned = await db.transaction(async (trx) => {
     const current = await findSubscription(trx, subscriptionId, 'any', { forUpdate: true });
     // Someone else settled it meanwhile (a concurrent worker with the same idempotency key, or a revoke).
-    if (!current || isTerminal(current.status) || current.dunningOrderId !== order.id || current.dunningAttempts !== s.dunningAttempts) return;
+    if (!current || isTerminal(current.status) || current.dunningOrderId !== order.id || current.dunningAttempts !== s.dunningAttempts) {
+      // Paid for a subscription that ended meanwhile, and nobody marked the order paid: the money goes back.
+      const ended = !current || isTerminal(current.status);
+      return outcome.status === 'succeeded' && ended && (await findOrder(trx, order.id, [s.organizationId]))?.status === 'pending';
+    }
     const now = clock.now();
     const payment = await recordPayment(trx, {
       organizationId: s.organizationId,
@@ -75,17 +79,21 @@ export async function chargeSubscription(context: BillingContext & { payments: P
       if (order.billingReason === 'subscription_cycle') {
         await cycleBenefits(trx, clock, { organizationId: s.organizationId, customerId: s.customerId, subscriptionId: s.id });
       }
-      return;
+      return false;
     }
     const attempts = current.dunningAttempts + 1;
     const retryAt = nextRetryAt(now, attempts);
     if (!retryAt) {
       await endSubscription(trx, clock, baseUrl, current, now, { dunningAttempts: attempts });
-      return;
+      return false;
     }
     const next: Subscription = { ...current, status: 'past_due', pastDueAt: current.pastDueAt ?? now, dunningAttempts: attempts, modifiedAt: now };
     await scheduleJob(trx, { organizationId: s.organizationId, kind: CHARGE_JOB, subjectId: s.id, runAt: retryAt });
     await commit(trx, clock, baseUrl, current, next);
+    return false;
   });
+  if (orphaned && outcome.status === 'succeeded') {
+    await payments.refund({ processorPaymentId: outcome.processorPaymentId, amount: order.totalAmount, currency: order.currency, idempotencyKey: `refund:${outcome.processorPaymentId}` });
+  }
   return outcome;
 }

@@ -208,11 +208,3 @@ export async function listCheckouts(db: Executor, filter: CheckoutFilter, sortin
   const rows = await query.orderBy('id').limit(page.limit).offset(offsetOf(page));
   return { items: rows.map(toCheckout), totalCount: Number(count) };
 }
-
-/**
- * Gives back a redemption a checkout claimed and did not use (its card was declined). The discounts table
- * belongs to the discounts domain; this is the one write checkouts make to it, the inverse of its claimRedemption.
- */
-export async function releaseRedemption(trx: Executor, discountId: string): Promise<void> {
-  await trx('discounts').where({ id: discountId }).where('redemptions_count', '>', 0).update({ redemptions_count: trx.raw('redemptions_count - 1') });
-}

@@ -161,3 +161,8 @@ export async function claimRedemption(trx: Executor, id: string): Promise<boolea
     .update({ redemptions_count: trx.raw('redemptions_count + 1') });
   return count > 0;
 }
+
+/** Gives back a redemption claimed for a purchase that did not go through (never below zero). */
+export async function releaseRedemption(trx: Executor, id: string): Promise<void> {
+  await trx(TABLE).where({ id }).where('redemptions_count', '>', 0).update({ redemptions_count: trx.raw('redemptions_count - 1') });
+}

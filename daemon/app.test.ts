@@ -1,3 +1,4 @@
+import { closeEventHub } from '../core/webhooks/stream.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
@@ -94,6 +95,9 @@ describe('tilld readiness', () => {
   it('reports 503 on /readyz once the database is gone, while /healthz still answers', async () => {
     const daemon = await startTestDaemon();
     try {
+      // Background work holds pool connections between polls; a pool waits for them before it is destroyed.
+      await daemon.stopBackground();
+      await closeEventHub(daemon.db);
       await daemon.db.destroy();
       const ready = await fetch(`${daemon.url}/readyz`);
       expect(ready.status).toBe(503);

@@ -26,6 +26,8 @@ export interface RunningDaemon {
   auth: TillAuth;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), then closes the pool. */
   stop(): Promise<void>;
+  /** Stops the background work (job runner, webhook delivery) while HTTP keeps serving (tests of a lost database). */
+  stopBackground(): Promise<void>;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -102,5 +104,9 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       await db.destroy();
       logger.info('tilld stopped');
     })());
-  return { url, baseUrl, server, db, auth, stop };
+  const stopBackground = async () => {
+    await jobs.stop();
+    await webhooks.stop();
+  };
+  return { url, baseUrl, server, db, auth, stop, stopBackground };
 }

@@ -88,7 +88,7 @@ describe('till listen', () => {
     expect(() => validateEvent(request.body.replace(customer.id, customer.id.replace(/.$/, 'x')), receiver.webhookHeaders(request), secret)).toThrow(/No matching signature found/);
 
     await expect.poll(output).toContain(`--> customer.created ${event.id}\n`);
-    expect(output()).toMatch(new RegExp(`<-- 200 POST ${receiver.url.replace(/[/.]/g, '\\$&')} \\(\\d+ ms\\)`));
+    await expect.poll(output).toMatch(new RegExp(`<-- 200 POST ${receiver.url.replace(/[/.]/g, '\\$&')} \\(\\d+ ms\\)`));
   });
 
   it('forwards only the types named by --events, and prints JSON lines with --json', async () => {

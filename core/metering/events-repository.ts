@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { fromDbInt, fromDbJson, newId, toDbTime } from '../db/columns.js';
+import { fromDbInt, fromDbJson, newId, newTimeOrderedId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { whereMetadata } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
@@ -197,7 +197,7 @@ export async function insertSystemEvent(
   event: { organizationId: string; customerId: string; externalCustomerId: string | null; name: string; metadata: EventMetadata; at: Date },
 ): Promise<StoredEvent> {
   const stored: StoredEvent = {
-    id: newId(),
+    id: newTimeOrderedId(),
     organizationId: event.organizationId,
     name: event.name,
     source: 'system',

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { newId } from '../db/columns.js';
+import { newTimeOrderedId } from '../db/columns.js';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
@@ -161,7 +161,7 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     }
     if (issues.length) throw invalid(issues);
 
-    const ids = parsed.map(() => newId());
+    const ids = parsed.map(() => newTimeOrderedId());
     // A parent is named by its id or its external_id: an event of the same batch, or one already stored.
     const batchKeys = new Map<string, string>();
     parsed.forEach((event, i) => {

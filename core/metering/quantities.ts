@@ -82,13 +82,14 @@ async function bucketQuery(db: Executor, meter: Meter, query: QuantitiesQuery, c
       ? `select per.i as i, ${OUTER[query.customerAggregationFunction]('per.q')} as q from (select ${bucketOf} as i, coalesce(e.customer_id, e.external_customer_id) as k, ${aggregation.sql} as q from events e where ${range} group by 1, 2) per group by per.i`
       : `select ${bucketOf} as i, ${aggregation.sql} as q from events e where ${range} group by 1`;
   } else {
-    // SQLite: a VALUES list of the buckets joined to the events, so each bucket is an index range scan.
+    // SQLite: a VALUES list of the buckets, each bucket's figure a subquery over its index range. (A join grouped by
+    // bucket sorted every event through a temporary B-tree: three times slower at a million events.)
     const values = buckets.map((bucket, i) => `(${i}, ${bucket.from}, ${bucket.to})`).join(', ');
-    const join = `events e on e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql}`;
+    const inBucket = `e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql}`;
     sql = query.customerAggregationFunction
-      ? `with b(i, lo, hi) as (values ${values}), per as (select b.i as i, coalesce(e.customer_id, e.external_customer_id) as k, ${aggregation.sql} as q from b join ${join} group by b.i, coalesce(e.customer_id, e.external_customer_id)) ` +
+      ? `with b(i, lo, hi) as (values ${values}), per as (select b.i as i, coalesce(e.customer_id, e.external_customer_id) as k, ${aggregation.sql} as q from b join events e on ${inBucket} group by b.i, coalesce(e.customer_id, e.external_customer_id)) ` +
         `select b.i as i, ${OUTER[query.customerAggregationFunction]('per.q')} as q from b left join per on per.i = b.i group by b.i`
-      : `with b(i, lo, hi) as (values ${values}) select b.i as i, ${aggregation.sql} as q from b left join ${join} group by b.i`;
+      : `with b(i, lo, hi) as (values ${values}) select b.i as i, (select ${aggregation.sql} from events e where ${inBucket}) as q from b`;
   }
   const result = await db.raw(sql, [...aggregation.bindings, ...condition.bindings] as Knex.RawBinding[]);
   const rows: { i: number | string; q: unknown }[] = Array.isArray(result) ? result : result.rows;
@@ -96,8 +97,8 @@ async function bucketQuery(db: Executor, meter: Meter, query: QuantitiesQuery, c
 }
 
 /**
- * A meter's quantity per interval between two instants, and over the whole range, computed by the database: one
- * query joins a VALUES list of the buckets to the events, so each bucket is an index range scan.
+ * A meter's quantity per interval between two instants, and over the whole range, computed by the database in one
+ * query (each bucket an index range scan on SQLite, one range scan bucketed by width_bucket on PostgreSQL).
  */
 export async function meterQuantities(db: Executor, meter: Meter, query: QuantitiesQuery): Promise<Quantities> {
   if (!isTimeZone(query.timezone)) throw invalid('timezone', `Unknown timezone: ${query.timezone}`);

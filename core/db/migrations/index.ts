@@ -18,6 +18,7 @@ import { benefitGrants } from './0016_benefit_grants.js';
 import { metering } from './0019_metering.js';
 import { webhooks } from './0017_webhooks.js';
 import { email } from './0020_email.js';
+import { meteringUserIndex } from './0022_metering_user_index.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   webhooks,
   metering,
   email,
+  meteringUserIndex,
 ];

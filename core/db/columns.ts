@@ -8,6 +8,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 const randomPool = new Uint8Array(10 * 1024);
 let poolOffset = randomPool.length;
 let lastMs = -1;
@@ -37,9 +38,11 @@ export function newTimeOrderedId(now = Date.now()): string {
     }
   }
   const ms = lastMs.toString(16).padStart(12, '0');
-  const hex = (from: number, to: number) => Array.from(random.subarray(from, to), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  const variant = ((random[2]! & 0x3f) | 0x80).toString(16);
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${variant}${hex(3, 4)}-${hex(4, 10)}`;
+  const r = (i: number) => HEX[random[i]!]!;
+  return (
+    `${ms.slice(0, 8)}-${ms.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${HEX[(random[2]! & 0x3f) | 0x80]}${r(3)}-` +
+    `${r(4)}${r(5)}${r(6)}${r(7)}${r(8)}${r(9)}`
+  );
 }
 
 export const toDbTime = (date: Date): string => date.toISOString();

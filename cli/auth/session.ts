@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { CliError, EXIT } from '../errors.js';
+import type { ProfileStore } from './profiles.js';
 
 export interface SessionUser {
   id: string;
@@ -31,6 +32,20 @@ export async function fetchSession(api: ApiClient, token: string): Promise<Sessi
 /** Ends the session on the server. Better Auth answers success even for a session it no longer has. */
 export async function signOut(api: ApiClient, token: string): Promise<void> {
   await api.post('/api/auth/sign-out', {}, { token });
+}
+
+/**
+ * Keeps a session the device flow issued as the server's profile (making it the current server) and signs out
+ * the session it replaces, which would otherwise live on unused until it expires. `till login` and the terminal
+ * UI's in-app sign-in both end here.
+ */
+export async function storeSignedInSession(api: ApiClient, store: ProfileStore, token: string): Promise<Session> {
+  const session = await fetchSession(api, token);
+  if (!session) throw new CliError('LOGIN_FAILED', `${api.server} issued a session it then did not recognise.`, EXIT.serverError);
+  const previous = store.get(api.server);
+  store.save(api.server, { token, user: { id: session.user.id, email: session.user.email, name: session.user.name }, signed_in_at: new Date().toISOString() });
+  if (previous && previous.token !== token) await signOut(api, previous.token).catch(() => {});
+  return session;
 }
 
 /** The wire (snake_case) form of a user in the CLI's JSON output. */

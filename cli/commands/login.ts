@@ -4,9 +4,8 @@ import { resolveServer } from '../auth/credentials.js';
 import { pollDeviceToken, requestDeviceCode } from '../auth/device-api.js';
 import { waitForApproval } from '../auth/device-login.js';
 import { openProfileStore } from '../auth/profiles.js';
-import { describeUser, fetchSession, serializeUser, signOut } from '../auth/session.js';
+import { describeUser, serializeUser, storeSignedInSession } from '../auth/session.js';
 import type { Command } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
 import { openBrowser } from '../browser.js';
 
 export interface LoginOptions {
@@ -40,14 +39,7 @@ export const login: Command<LoginOptions> = async (options, { env, out }) => {
     { poll: () => pollDeviceToken(api, code.deviceCode), sleep: (ms) => sleep(ms), now: Date.now },
     { intervalSeconds: code.interval, expiresInSeconds: code.expiresIn },
   );
-  const session = await fetchSession(api, token);
-  if (!session) throw new CliError('LOGIN_FAILED', `${server} issued a session it then did not recognise.`, EXIT.serverError);
-
-  const store = maybeStore ?? (await openProfileStore(env));
-  const previous = store.get(server);
-  store.save(server, { token, user: { id: session.user.id, email: session.user.email, name: session.user.name }, signed_in_at: new Date().toISOString() });
-  // The session this one replaces would otherwise live on, unused, until it expires.
-  if (previous && previous.token !== token) await signOut(api, previous.token).catch(() => {});
+  const session = await storeSignedInSession(api, maybeStore ?? (await openProfileStore(env)), token);
 
   if (env.TILL_TOKEN) out.note(s.yellow('TILL_TOKEN is set, so other commands keep using that token instead of this session.'));
   out.result({ server, user: serializeUser(session.user) }, (style) => `${style.green('✓')} Signed in to ${server} as ${style.bold(describeUser(session.user))}`);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
 import { v1Request } from '../../daemon/testing/v1.js';
 import { seller, type Seller } from '../testing/catalog.js';
-import { TILL_BIN, tempConfigDir, till, tillEnv } from '../testing/till.js';
+import { decide, TILL_BIN, tempConfigDir, till, tillEnv } from '../testing/till.js';
 
 let daemon: TestDaemon;
 let acme: Seller;
@@ -29,7 +29,7 @@ async function openUi(name: string, env: Record<string, string>, args = ['ui']) 
 }
 
 beforeAll(async () => {
-  daemon = await startTestDaemon({ TILL_LISTEN_HEARTBEAT_MS: '500', TILL_LISTEN_POLL_MS: '200' });
+  daemon = await startTestDaemon({ TILL_LISTEN_HEARTBEAT_MS: '500', TILL_LISTEN_POLL_MS: '200', TILL_DEVICE_CODE_INTERVAL: '1s' });
   acme = await seller(daemon, 'Terminal Shop');
 });
 afterAll(async () => {
@@ -45,12 +45,6 @@ describe('till ui', () => {
     expect(result.stderr).toContain('till listen');
   });
 
-  it('tells a user who is not signed in to run till login', async () => {
-    const ui = await openUi('signed-out', { TILL_SERVER: daemon.url, TILL_CONFIG_DIR: tempConfigDir() });
-    await ui.showing('Run `till login` to sign in.');
-    await ui.showing('[exit 3]');
-  });
-
   it('opens for `till` alone on a terminal, and quits on q', async () => {
     const ui = await openUi('bare', acme.env, []);
     await ui.showing('● live');
@@ -58,8 +52,16 @@ describe('till ui', () => {
     await ui.showing('[exit 0]');
   });
 
-  it('follows live events, filters and inspects them, creates a discount and refunds an order, in a real terminal against a real daemon', async () => {
-    const ui = await openUi('operator', acme.env);
+  it('signs in inside the app, follows live events, filters and inspects them, creates a discount and refunds an order, in a real terminal against a real daemon', async () => {
+    // Not signed in: the device-code sign-in of `till login`, inside the app.
+    const configDir = tempConfigDir();
+    const ui = await openUi('operator', { TILL_SERVER: daemon.url, TILL_CONFIG_DIR: configDir });
+    const prompt = await ui.showing('Waiting for approval');
+    expect(prompt).toContain(`Sign in to ${daemon.url}`);
+    const code = /one-time code: ([A-Z0-9]{4})-([A-Z0-9]{4})/.exec(prompt);
+    expect(code, prompt).not.toBeNull();
+    // The browser's part, over HTTP: the signed-in seller approves the code.
+    await decide(daemon.url, acme.user.token, `${code![1]}${code![2]}`, 'approve');
     const start = await ui.showing('● live');
     expect(start).toContain('Terminal Shop');
     for (const line of start.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
@@ -97,7 +99,7 @@ describe('till ui', () => {
     // An order to refund: `till trigger order.paid` buys a product through a sandbox checkout.
     const triggered = await till(['trigger', 'order.paid', '--json'], acme.env);
     expect(triggered.exitCode, triggered.stderr).toBe(0);
-    await ui.keys('4');
+    await ui.keys('5');
     await ui.showing(/paid/);
     await ui.keys('f');
     await ui.showing('Refund order');
@@ -111,5 +113,9 @@ describe('till ui', () => {
 
     await ui.keys('q');
     await ui.showing('[exit 0]');
+    // The session signed in inside the app is the one the commands use now.
+    const whoami = await till(['whoami', '--json'], { TILL_SERVER: daemon.url, TILL_CONFIG_DIR: configDir });
+    expect(whoami.exitCode, whoami.stderr).toBe(0);
+    expect(JSON.parse(whoami.stdout).user.email).toBe(acme.user.user.email);
   });
 });

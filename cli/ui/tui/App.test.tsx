@@ -17,8 +17,8 @@ describe('the terminal UI shell', () => {
     const frame = await app.showing('● live');
     expect(frame).toContain('http://127.0.0.1:4010');
     expect(frame).toContain('Acme Store');
-    expect(frame).toMatch(/1 Events.*2 Products.*3 Discounts.*4 Refunds/);
-    expect(frame).toContain('p pause/follow');
+    expect(frame).toMatch(/1 Events.*2 Products.*3 Discounts.*4 Meters.*5 Refunds.*6 Webhooks/);
+    expect(frame).toContain('r resend · p pause');
     expect(frame).toContain('Waiting for events');
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
     expect(fake.streams[0]!.organizationId).toBe('org_A');
@@ -66,6 +66,8 @@ describe('the terminal UI shell', () => {
     await app.press(KEY.tab);
     await app.showing('No discounts yet');
     await app.press('4');
+    await app.showing('No meters yet');
+    await app.press('5');
     await app.showing('No orders yet');
     await app.press('1');
     await app.showing('Waiting for events');

@@ -1,33 +1,50 @@
 import { Box, Text, useApp, useStdout } from 'ink';
 import { KeysProvider, useKeys } from './keys.js';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { messageOf, type ConnectionState, type Organization, type TuiBackend } from './backend.js';
 import { moveSelection } from './components/Table.js';
 import { EventStore } from './event-store.js';
 import { EVENTS_KEYS, EventsTab } from './tabs/EventsTab.js';
-import { deliveriesConfig, discountsConfig, productsConfig, refundsConfig, webhooksConfig } from './tabs/configs.js';
-import { resourceKeys, ResourceTab } from './tabs/ResourceTab.js';
+import { discountsConfig, productsConfig, refundsConfig } from './tabs/configs.js';
+import { metersConfig } from './tabs/meters.js';
+import { resourceKeys, ResourceTab, type ResourceConfig } from './tabs/ResourceTab.js';
+import type { TabProps } from './tabs/tab.js';
+import { WEBHOOKS_KEYS, WebhooksTab } from './tabs/WebhooksTab.js';
 import { ThemeContext, themeFor, useTheme } from './theme.js';
 
-export interface AppProps {
+/** What the app opens with once signed in. */
+export interface AppSetup {
   backend: TuiBackend;
   organizations: Organization[];
   organizationId: string;
+}
+
+export interface AppProps extends AppSetup {
   color: boolean;
   /** How often buffered stream events are drawn, in ms (one render per flush however many arrived). */
   flushMs?: number;
+  /** Hears how long each render and commit of the Events tab took, in ms (the benchmark's frame time). */
+  onCommit?(ms: number): void;
 }
 
-const TABS = [
+interface TabSpec {
+  name: string;
+  keys: string;
+  /** A list tab (ResourceTab) of this config; else `view` draws it (Events draws itself). */
+  config?: ResourceConfig;
+  view?: (props: TabProps) => ReactNode;
+}
+
+const TABS: TabSpec[] = [
   { name: 'Events', keys: EVENTS_KEYS },
   { name: 'Products', keys: resourceKeys(productsConfig), config: productsConfig },
   { name: 'Discounts', keys: resourceKeys(discountsConfig), config: discountsConfig },
+  { name: 'Meters', keys: resourceKeys(metersConfig), config: metersConfig },
   { name: 'Refunds', keys: resourceKeys(refundsConfig), config: refundsConfig },
-  { name: 'Webhooks', keys: resourceKeys(webhooksConfig), config: webhooksConfig },
-  { name: 'Deliveries', keys: resourceKeys(deliveriesConfig), config: deliveriesConfig },
-] as const;
+  { name: 'Webhooks', keys: WEBHOOKS_KEYS, view: (props) => <WebhooksTab {...props} /> },
+];
 
-const GLOBAL_KEYS = '1–6 or Tab switch tabs · o switch organization · ? help · q quit';
+const GLOBAL_KEYS = `1–${TABS.length} or Tab switch tabs · o switch organization · ? help · q quit`;
 
 /** The terminal UI: a header (server, organization, stream state), tabs, and the current view's keys. */
 export function App({ color, ...props }: AppProps) {
@@ -76,7 +93,7 @@ function useLiveStream(backend: TuiBackend, organizationId: string, flushMs: num
   return { store, version, state, gap };
 }
 
-function Screen({ backend, organizations: initialOrganizations, organizationId: initialOrganization, flushMs = 100 }: Omit<AppProps, 'color'>) {
+function Screen({ backend, organizations: initialOrganizations, organizationId: initialOrganization, flushMs = 100, onCommit }: Omit<AppProps, 'color'>) {
   const { exit } = useApp();
   const theme = useTheme();
   const { columns, rows } = useTerminalSize();
@@ -175,9 +192,13 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
             ))}
           </Box>
         ) : tab === 0 ? (
-          <EventsTab key={organizationId} {...tabProps} store={live.store} version={live.version} />
+          <EventsTab key={organizationId} {...tabProps} store={live.store} version={live.version} onCommit={onCommit} />
+        ) : current.config ? (
+          <ResourceTab key={`${organizationId}:${tab}`} {...tabProps} config={current.config} />
         ) : (
-          <ResourceTab key={`${organizationId}:${tab}`} {...tabProps} config={(current as { config: typeof productsConfig }).config} />
+          <Box key={`${organizationId}:${tab}`} flexDirection="column">
+            {current.view!(tabProps)}
+          </Box>
         )}
       </Box>
       <Text dimColor wrap="truncate-end">

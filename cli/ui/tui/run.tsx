@@ -1,21 +1,18 @@
 import { render } from 'ink';
-import { App } from './App.js';
-import type { Organization, TuiBackend } from './backend.js';
+import { Root, type Start } from './Root.js';
 
 export interface RunOptions {
-  backend: TuiBackend;
-  organizations: Organization[];
-  organizationId: string;
+  start: Start;
   color: boolean;
   stdout: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
 }
 
 /** Draws the app on the terminal's alternate screen until the user quits; restores the screen after. */
-export async function runTui({ stdout, stdin, ...props }: RunOptions): Promise<void> {
+export async function runTui({ stdout, stdin, start, color }: RunOptions): Promise<void> {
   stdout.write('\x1b[?1049h\x1b[H');
   try {
-    const instance = render(<App {...props} />, { stdout, stdin, exitOnCtrlC: false, patchConsole: true, maxFps: 30 });
+    const instance = render(<Root start={start} color={color} />, { stdout, stdin, exitOnCtrlC: false, patchConsole: true, maxFps: 30 });
     await instance.waitUntilExit();
   } finally {
     stdout.write('\x1b[?1049l');

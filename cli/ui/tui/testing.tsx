@@ -1,4 +1,5 @@
 import { render } from 'ink-testing-library';
+import type { ReactElement } from 'react';
 import { App } from './App.js';
 import type { ConnectionState, Organization, StreamEvent, StreamHandlers, TuiBackend } from './backend.js';
 
@@ -65,11 +66,18 @@ export async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-export function renderApp(backend: TuiBackend, options: { color?: boolean } = {}) {
-  const app = render(<App backend={backend} organizations={ORGS} organizationId="org_A" color={options.color ?? false} flushMs={5} />);
-  /** Waits (polling, up to 3 s) until the frame satisfies the check; fails with the last frame. */
-  const frameUntil = async (check: (frame: string) => boolean, what = 'the expected frame'): Promise<string> => {
-    const deadline = Date.now() + 3000;
+export function renderApp(backend: TuiBackend, options: { color?: boolean; organizations?: Organization[]; organizationId?: string } = {}) {
+  return renderUi(
+    <App backend={backend} organizations={options.organizations ?? ORGS} organizationId={options.organizationId ?? options.organizations?.[0]?.id ?? 'org_A'} color={options.color ?? false} flushMs={5} />,
+  );
+}
+
+/** Renders an element with ink-testing-library, with helpers to wait for frames and type keys. */
+export function renderUi(element: ReactElement, timeoutMs = 3000) {
+  const app = render(element);
+  /** Waits (polling, up to `timeoutMs`) until the frame satisfies the check; fails with the last frame. */
+  const frameUntil = async (check: (frame: string) => boolean, what = 'the expected frame', timeout = timeoutMs): Promise<string> => {
+    const deadline = Date.now() + timeout;
     for (;;) {
       const frame = app.lastFrame() ?? '';
       if (check(frame)) return frame;
@@ -77,7 +85,8 @@ export function renderApp(backend: TuiBackend, options: { color?: boolean } = {}
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   };
-  const showing = (text: string) => frameUntil((frame) => frame.includes(text), `“${text}”`);
+  const showing = (text: string | RegExp, timeout?: number) =>
+    frameUntil((frame) => (typeof text === 'string' ? frame.includes(text) : text.test(frame)), `“${String(text)}”`, timeout);
   /** Types keys one at a time, letting ink handle each. */
   const press = async (...keys: string[]) => {
     for (const key of keys) {

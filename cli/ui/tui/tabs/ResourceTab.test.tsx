@@ -138,7 +138,7 @@ describe('the Refunds tab', () => {
   it('shows orders with their refundable amount and refunds one after a confirmation saying what happens', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('4');
+    await app.press('5');
     const list = await app.showing('ada@example.com');
     expect(list).toMatch(/12\.00 USD\s+10\.00 USD\s+paid/);
     await app.press('f');
@@ -167,7 +167,7 @@ describe('the Webhooks and Deliveries tabs', () => {
         return { ...endpoints.at(-1), secret: 'whsec_created' };
       }
       if (method === 'PATCH' && path === '/v1/webhooks/endpoints/we_1/secret') return { ...endpoints[0], secret: 'whsec_rotated' };
-      if (method === 'GET' && path.startsWith('/v1/webhooks/deliveries')) return { items: deliveries };
+      if (method === 'GET' && path.startsWith('/v1/webhooks/deliveries')) return { items: path.includes('endpoint_id=we_1') ? deliveries : [] };
       if (method === 'POST' && path.startsWith('/v1/webhooks/events/')) return null;
       return { items: [] };
     });
@@ -177,7 +177,7 @@ describe('the Webhooks and Deliveries tabs', () => {
     const fake = hooks();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
-    await app.press('5');
+    await app.press('6');
     const list = await app.showing('https://shop.example.com/hooks');
     expect(list).toContain('disabled (failing)');
     await app.press('s');
@@ -196,17 +196,23 @@ describe('the Webhooks and Deliveries tabs', () => {
     ]);
   });
 
-  it('lists deliveries with status and timing and redelivers one to its endpoint', async () => {
+  it('lists the organization’s deliveries (to its endpoints) with status and timing on d, and redelivers one to its endpoint', async () => {
     const fake = hooks();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
     await app.press('6');
+    await app.showing('https://shop.example.com/hooks');
+    await app.press('d');
     const list = await app.showing('order.paid');
+    expect(list).toContain('Recent deliveries to this organization’s endpoints');
+    expect(fake.sent.find((request) => request.path.startsWith('/v1/webhooks/deliveries'))?.path).toBe('/v1/webhooks/deliveries?endpoint_id=we_1&limit=100');
     expect(list).toMatch(/order\.paid\s+✗ 500\s+120\s+3\s+we_1/);
     await app.press('R');
     await app.showing('Send order.paid (whe_1) again to endpoint we_1?');
     await app.press('y');
     await app.showing('✓ Queued order.paid for redelivery.');
     expect(writes(fake.sent)).toEqual([{ method: 'POST', path: '/v1/webhooks/events/whe_1/redeliver?endpoint_id=we_1', body: undefined }]);
+    await app.press('d');
+    await app.showing('Webhook endpoints (d: their recent deliveries)');
   });
 });

@@ -1,8 +1,8 @@
 import { Box, Text } from 'ink';
 import { useKeys } from '../keys.js';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { HttpMethod } from '../../../api/client.js';
-import { messageOf } from '../backend.js';
+import { messageOf, type TuiBackend } from '../backend.js';
 import { Confirm } from '../components/Confirm.js';
 import { Form, type FormField } from '../components/Form.js';
 import { JsonView } from '../components/JsonView.js';
@@ -30,13 +30,29 @@ export interface Action {
   /** Why it cannot apply to this row (shown instead), or undefined. */
   refuse?(row: Row): string | undefined;
   form?(row: Row | undefined): { title: string; fields: FormField[] };
-  /** Builds the request; throws an Error with a message for bad input. */
-  prepare(row: Row | undefined, values: Record<string, string>, organizationId: string): PreparedWrite;
+  /** Builds the request; throws an Error with a message for bad input. (Not for `run` or `view` actions.) */
+  prepare?(row: Row | undefined, values: Record<string, string>, organizationId: string): PreparedWrite;
+  /** Not a write: does this at once (e.g. switch the list shown). */
+  run?(row: Row | undefined): void;
+  /** Not a write: a view of the row drawn in place of the list (it takes every key; `close` comes back). */
+  view?(row: Row, context: ViewContext): ReactNode;
+}
+
+/** What a row's view (e.g. a meter's chart) gets. */
+export interface ViewContext {
+  backend: TuiBackend;
+  organizationId: string;
+  height: number;
+  close(): void;
 }
 
 export interface ResourceConfig {
   noun: string;
-  listPath(organizationId: string): string;
+  /** The list's GET path; or `load`, for a list that takes more than one request. */
+  listPath?(organizationId: string): string;
+  load?(backend: TuiBackend, organizationId: string): Promise<Row[]>;
+  /** A line above the table (e.g. which list this is). */
+  caption?: string;
   columns: Column<Row>[];
   empty: string;
   actions: Action[];
@@ -48,6 +64,7 @@ export const resourceKeys = (config: ResourceConfig) =>
 type Mode =
   | { kind: 'list' }
   | { kind: 'details'; row: Row }
+  | { kind: 'view'; action: Action; row: Row }
   | { kind: 'form'; action: Action; row?: Row; error?: string; values?: Record<string, string> }
   | { kind: 'confirm'; action: Action; row?: Row; write: PreparedWrite; values: Record<string, string> }
   | { kind: 'sending'; write: PreparedWrite };
@@ -69,9 +86,9 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
   const load = useCallback(async () => {
     setLoading(true);
     try {
-      const page = await backend.request<{ items: Row[] }>('GET', config.listPath(organizationId));
-      setRows(page.items);
-      setSelected((s) => Math.min(s, Math.max(0, page.items.length - 1)));
+      const items = config.load ? await config.load(backend, organizationId) : (await backend.request<{ items: Row[] }>('GET', config.listPath!(organizationId))).items;
+      setRows(items);
+      setSelected((s) => Math.min(s, Math.max(0, items.length - 1)));
     } catch (error) {
       setStatus({ text: `Could not load ${config.noun}: ${messageOf(error)}`, error: true });
     } finally {
@@ -86,9 +103,10 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
     setMode({ kind: 'sending', write });
     try {
       const answer = await backend.request(write.method, write.path, write.body);
+      // The list comes back with the write in it: a key pressed next acts on what the server now holds.
+      await load();
       setStatus({ text: typeof write.done === 'function' ? write.done(answer) : write.done, error: false });
       setMode({ kind: 'list' });
-      await load();
     } catch (error) {
       setStatus({ text: messageOf(error), error: true });
       setMode(back.kind === 'form' ? { ...back, error: messageOf(error) } : { kind: 'list' });
@@ -103,9 +121,11 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
     const row = action.needsRow ? current : undefined;
     const refusal = row && action.refuse?.(row);
     if (refusal) return setStatus({ text: refusal, error: true });
+    if (action.run) return action.run(row);
+    if (action.view) return setMode({ kind: 'view', action, row: row! });
     if (action.form) return setMode({ kind: 'form', action, row });
     try {
-      setMode({ kind: 'confirm', action, row, write: action.prepare(row, {}, organizationId), values: {} });
+      setMode({ kind: 'confirm', action, row, write: action.prepare!(row, {}, organizationId), values: {} });
     } catch (error) {
       setStatus({ text: messageOf(error), error: true });
     }
@@ -122,6 +142,7 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
     { isActive: mode.kind === 'list' },
   );
 
+  if (mode.kind === 'view') return <>{mode.action.view!(mode.row, { backend, organizationId, height, close: () => setMode({ kind: 'list' }) })}</>;
   if (mode.kind === 'details') return <JsonView title={`${config.noun} ${String(mode.row.id)}`} value={mode.row} height={height} onClose={() => setMode({ kind: 'list' })} />;
   if (mode.kind === 'form') {
     const { title, fields } = mode.action.form!(mode.row);
@@ -134,7 +155,7 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
         focusLast={mode.values !== undefined}
         onCancel={() => setMode({ kind: 'list' })}
         onSubmit={(values) => {
-          const write = mode.action.prepare(mode.row, values, organizationId);
+          const write = mode.action.prepare!(mode.row, values, organizationId);
           setMode({ kind: 'confirm', action: mode.action, row: mode.row, write, values });
         }}
       />
@@ -148,11 +169,12 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
 
   return (
     <Box flexDirection="column">
+      {config.caption ? <Text bold wrap="truncate-end">{config.caption}</Text> : null}
       <Text wrap="truncate-end">
         {loading ? <Text dimColor>Loading {config.noun}… </Text> : <Text dimColor>{rows.length} {config.noun} </Text>}
         {status ? <Text color={theme.color(status.error ? 'red' : 'green')}>{status.error ? '✗ ' : '✓ '}{status.text}</Text> : null}
       </Text>
-      <Table columns={config.columns} rows={rows} selected={selected} height={height - 1} empty={loading ? '' : config.empty} />
+      <Table columns={config.columns} rows={rows} selected={selected} height={height - (config.caption ? 2 : 1)} empty={loading ? '' : config.empty} />
     </Box>
   );
 }

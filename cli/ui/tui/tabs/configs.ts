@@ -1,7 +1,8 @@
-import { parsePrice, pricesBody } from '../../../input/price.js';
+import { parsePrice, pricesBody, type PriceInput } from '../../../input/price.js';
 import { describePrice } from '../../../resources/specs/products.js';
 import type { ApiObject } from '../../../resources/spec.js';
 import { formatMoney, shortDate } from '../../record.js';
+import type { TuiBackend } from '../backend.js';
 import type { ResourceConfig, Row } from './ResourceTab.js';
 
 const money = (amount: unknown, currency: unknown) => formatMoney(Number(amount ?? 0), String(currency ?? 'usd'));
@@ -12,7 +13,73 @@ const required = (values: Record<string, string>, name: string, label: string) =
   return value;
 };
 
-/** Products: list with prices, create (name, prices such as 1500:usd:month), archive. */
+const activePrices = (p: Row) => (Array.isArray(p.prices) ? (p.prices as Row[]).filter((price) => !price.is_archived) : []);
+const billingOf = (p: Row) => (p.recurring_interval ? `billed every ${Number(p.recurring_interval_count ?? 1) > 1 ? `${String(p.recurring_interval_count)} ` : ''}${String(p.recurring_interval)}` : 'one-time');
+
+/** A price in the `--price` grammar, without the interval (the product's own); a kind it cannot spell, by its id (kept). */
+export function priceSpec(price: Row): string {
+  const currency = String(price.price_currency ?? 'usd');
+  switch (price.amount_type) {
+    case 'fixed':
+      return `${String(price.price_amount)}:${currency}`;
+    case 'custom':
+      return `custom:${String(price.minimum_amount)}${typeof price.maximum_amount === 'number' ? `-${price.maximum_amount}` : ''}${typeof price.preset_amount === 'number' ? `@${price.preset_amount}` : ''}:${currency}`;
+    case 'metered_unit':
+      return `metered:${String(price.unit_amount)}:${String(price.meter_id)}:${currency}`;
+    default:
+      return String(price.id);
+  }
+}
+
+/**
+ * PATCH /v1/products/{id} with what the edit form changed. A price written as it was shown keeps its id (unchanged);
+ * a new one is created; one left out is archived by the server. Nothing changed: an error, nothing is sent.
+ */
+export function editProduct(p: Row, values: Record<string, string>) {
+  const body: Record<string, unknown> = {};
+  const lines: string[] = [];
+  const name = (values.name ?? '').trim();
+  if (!name) throw new Error('Name is required.');
+  if (name !== p.name) {
+    body.name = name;
+    lines.push(`Name: “${String(p.name)}” → “${name}”`);
+  }
+  const description = (values.description ?? '').trim();
+  const before = typeof p.description === 'string' ? p.description : '';
+  if (description !== before) {
+    body.description = description || null;
+    lines.push(description ? `Description: “${description}”` : 'Description: removed');
+  }
+  const current = activePrices(p);
+  const shown = current.map(priceSpec);
+  const specs = (values.prices ?? '').split(',').map((spec) => spec.trim()).filter(Boolean);
+  if (specs.join(', ') !== shown.join(', ')) {
+    if (specs.length === 0) throw new Error('A product needs at least one price.');
+    const byId = new Map(shown.map((spec, index) => [spec, String(current[index]!.id)]));
+    const parsed = specs.map((spec) => {
+      const kept = byId.get(spec);
+      return kept ? { price: { id: kept } as PriceInput, interval: null } : parsePrice(spec);
+    });
+    const { prices, interval } = pricesBody(parsed);
+    if (interval && (interval.unit !== p.recurring_interval || interval.count !== Number(p.recurring_interval_count ?? 1))) {
+      throw new Error(`A product's billing interval cannot change (this one is ${billingOf(p)}): write the prices without an interval.`);
+    }
+    body.prices = prices;
+    const keptCount = prices.filter((price) => 'id' in price).length;
+    const archived = current.length - keptCount;
+    lines.push(`Prices: ${specs.join(', ')} (${keptCount} kept, ${prices.length - keptCount} new${archived > 0 ? `, ${archived} archived` : ''})`);
+  }
+  if (lines.length === 0) throw new Error('Nothing changed.');
+  return {
+    lines: [`Update product “${String(p.name)}” (${String(p.id)}):`, ...lines],
+    method: 'PATCH' as const,
+    path: `/v1/products/${encodeURIComponent(String(p.id))}`,
+    body,
+    done: `Updated “${name}”.`,
+  };
+}
+
+/** Products: list with prices, create (name, prices such as 1500:usd:month), edit, archive. */
 export const productsConfig: ResourceConfig = {
   noun: 'products',
   listPath: (org) => `/v1/products/?${q(org)}&limit=100&sorting=-created_at`,
@@ -55,6 +122,20 @@ export const productsConfig: ResourceConfig = {
           done: `Created product “${name}”.`,
         };
       },
+    },
+    {
+      key: 'e',
+      label: 'edit',
+      needsRow: true,
+      form: (p) => ({
+        title: `Edit product “${String(p?.name)}” (${billingOf(p!)}; a kept price stays as it is, a new one is added, one left out is archived)`,
+        fields: [
+          { name: 'name', label: 'Name', initial: String(p?.name ?? '') },
+          { name: 'description', label: 'Description', initial: typeof p?.description === 'string' ? p.description : '', hint: 'empty: none' },
+          { name: 'prices', label: 'Prices', initial: activePrices(p!).map(priceSpec).join(', '), hint: 'e.g. 1500:usd, 1300:eur' },
+        ],
+      }),
+      prepare: (row, values) => editProduct(row!, values),
     },
     {
       key: 'a',
@@ -213,6 +294,7 @@ export const refundsConfig: ResourceConfig = {
 /** Webhooks: endpoints with their health; create, rotate the signing secret, delete. */
 export const webhooksConfig: ResourceConfig = {
   noun: 'endpoints',
+  caption: 'Webhook endpoints (d: their recent deliveries)',
   listPath: (org) => `/v1/webhooks/endpoints?${q(org)}&limit=100`,
   empty: 'No webhook endpoints yet: press n to create one.',
   columns: [
@@ -279,10 +361,22 @@ export const webhooksConfig: ResourceConfig = {
 
 const eventOf = (d: Row) => (d.webhook_event ?? {}) as Row;
 
-/** Recent deliveries with status and timing; redeliver one's event to its endpoint. */
+/** The organization's endpoints (the deliveries list and the Events tab's resend choose among them). */
+export async function organizationEndpoints(backend: TuiBackend, organizationId: string): Promise<Row[]> {
+  return (await backend.request<{ items: Row[] }>('GET', `/v1/webhooks/endpoints?${q(organizationId)}&limit=100`)).items;
+}
+
+/** Recent deliveries to the organization's endpoints, with status and timing; redeliver one's event to its endpoint. */
 export const deliveriesConfig: ResourceConfig = {
   noun: 'deliveries',
-  listPath: () => '/v1/webhooks/deliveries?limit=100',
+  caption: 'Recent deliveries to this organization’s endpoints (d: back to the endpoints)',
+  // The deliveries API lists every organization the caller reads; this one's are those to its endpoints.
+  async load(backend, organizationId) {
+    const endpoints = await organizationEndpoints(backend, organizationId);
+    if (endpoints.length === 0) return [];
+    const query = endpoints.map((endpoint) => `endpoint_id=${encodeURIComponent(String(endpoint.id))}`).join('&');
+    return (await backend.request<{ items: Row[] }>('GET', `/v1/webhooks/deliveries?${query}&limit=100`)).items;
+  },
   empty: 'No deliveries yet.',
   columns: [
     { header: 'TIME', width: 16, value: (d) => shortDate(d.created_at) },

@@ -86,4 +86,56 @@ describe('TILL_LOG_LEVEL', () => {
     expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
     expect(() => loadConfig({ TILL_DATA_DIR: tempDir(), TILL_LOG_LEVEL: 'loud' })).toThrow(/TILL_LOG_LEVEL must be one of trace, debug/);
   });
+  it('turns GitHub and Google sign-in on only with both the client id and the secret, and refuses one without the other', () => {
+    const dataDir = tempDir();
+    expect(loadConfig({ TILL_DATA_DIR: dataDir }).social).toEqual({});
+    const config = loadConfig({
+      TILL_DATA_DIR: dataDir,
+      TILL_GITHUB_CLIENT_ID: 'gh-id',
+      TILL_GITHUB_CLIENT_SECRET: 'gh-secret',
+      TILL_GOOGLE_CLIENT_ID: 'g-id',
+      TILL_GOOGLE_CLIENT_SECRET: 'g-secret',
+    });
+    expect(config.social).toEqual({ github: { clientId: 'gh-id', clientSecret: 'gh-secret' }, google: { clientId: 'g-id', clientSecret: 'g-secret' } });
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_GITHUB_CLIENT_ID: 'gh-id' })).toThrow(
+      'TILL_GITHUB_CLIENT_ID is set but TILL_GITHUB_CLIENT_SECRET is not: set both to turn this sign-in on, or neither',
+    );
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_GOOGLE_CLIENT_SECRET: 'g-secret' })).toThrow(
+      'TILL_GOOGLE_CLIENT_SECRET is set but TILL_GOOGLE_CLIENT_ID is not',
+    );
+  });
+
+  it('configures an OpenID Connect provider from its discovery URL, with defaults for its id, name and scopes', () => {
+    const dataDir = tempDir();
+    const oidc = { TILL_DATA_DIR: dataDir, TILL_OIDC_DISCOVERY_URL: 'https://id.example.com/.well-known/openid-configuration', TILL_OIDC_CLIENT_ID: 'till', TILL_OIDC_CLIENT_SECRET: 's3cret' };
+    expect(loadConfig(oidc).social.oidc).toEqual({
+      providerId: 'oidc',
+      name: 'SSO',
+      discoveryUrl: 'https://id.example.com/.well-known/openid-configuration',
+      clientId: 'till',
+      clientSecret: 's3cret',
+      scopes: ['openid', 'email', 'profile'],
+    });
+    expect(loadConfig({ ...oidc, TILL_OIDC_PROVIDER_ID: 'keycloak', TILL_OIDC_NAME: 'Acme Keycloak', TILL_OIDC_SCOPES: 'email, profile groups' }).social.oidc).toMatchObject({
+      providerId: 'keycloak',
+      name: 'Acme Keycloak',
+      scopes: ['openid', 'email', 'profile', 'groups'],
+    });
+  });
+
+  it('refuses an OpenID Connect set-up that cannot work, naming the variable', () => {
+    const dataDir = tempDir();
+    const oidc = { TILL_DATA_DIR: dataDir, TILL_OIDC_DISCOVERY_URL: 'https://id.example.com/.well-known/openid-configuration', TILL_OIDC_CLIENT_ID: 'till', TILL_OIDC_CLIENT_SECRET: 's3cret' };
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_OIDC_CLIENT_ID: 'till' })).toThrow('TILL_OIDC_CLIENT_ID is set but TILL_OIDC_DISCOVERY_URL is not');
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_CLIENT_SECRET: '' })).toThrow('TILL_OIDC_CLIENT_ID is set but TILL_OIDC_CLIENT_SECRET is not');
+    expect(() => loadConfig({ TILL_DATA_DIR: dataDir, TILL_OIDC_DISCOVERY_URL: oidc.TILL_OIDC_DISCOVERY_URL })).toThrow(/TILL_OIDC_CLIENT_ID and TILL_OIDC_CLIENT_SECRET are not/);
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_DISCOVERY_URL: 'id.example.com' })).toThrow(/TILL_OIDC_DISCOVERY_URL is not a URL/);
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_DISCOVERY_URL: 'ftp://id.example.com/' })).toThrow(/TILL_OIDC_DISCOVERY_URL must start with https:\/\//);
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_PROVIDER_ID: 'Has Spaces' })).toThrow(/TILL_OIDC_PROVIDER_ID must be lowercase letters/);
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_PROVIDER_ID: 'credential' })).toThrow(/cannot be "credential"/);
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_PROVIDER_ID: 'github', TILL_GITHUB_CLIENT_ID: 'a', TILL_GITHUB_CLIENT_SECRET: 'b' })).toThrow(
+      /TILL_OIDC_PROVIDER_ID "github" is already the id of the GitHub sign-in/,
+    );
+    expect(() => loadConfig({ ...oidc, TILL_OIDC_SCOPES: 'email "quoted"' })).toThrow(/TILL_OIDC_SCOPES has a scope that is not allowed/);
+  });
 });

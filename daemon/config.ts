@@ -17,6 +17,15 @@ import {
   type SessionSettings,
 } from '../core/auth/auth.js';
 import { DEFAULT_MAIL_FROM, type MailSettings } from '../core/mail/mailer.js';
+import {
+  DEFAULT_OIDC_NAME,
+  DEFAULT_OIDC_PROVIDER_ID,
+  DEFAULT_OIDC_SCOPES,
+  RESERVED_PROVIDER_IDS,
+  type OAuthClientSettings,
+  type OidcSettings,
+  type SocialSettings,
+} from '../core/auth/social.js';
 
 /** Everything tilld is configured with; read once from the environment by bin/tilld. */
 export interface DaemonConfig {
@@ -30,6 +39,8 @@ export interface DaemonConfig {
   deviceCode: DeviceCodeSettings;
   jwt: JwtSettings;
   captcha?: CaptchaSettings;
+  /** Sign-in with GitHub, Google and an OpenID Connect provider (TILL_GITHUB_*, TILL_GOOGLE_*, TILL_OIDC_*). */
+  social: SocialSettings;
   rateLimit: boolean;
   /** Outgoing mail: SMTP when TILL_SMTP_URL is set, else the local outbox (`tilld mail list`). */
   mail: MailSettings;
@@ -113,6 +124,7 @@ export function loadConfig(env: Env): DaemonConfig {
     },
     jwt: jwtSettings(env),
     captcha: captchaSettings(env),
+    social: socialSettings(env),
     rateLimit: env.TILL_RATE_LIMIT !== 'off',
     mail: mailSettings(env),
     requireEmailVerification: flag(env, 'TILL_REQUIRE_EMAIL_VERIFICATION'),
@@ -179,6 +191,64 @@ function captchaSettings(env: Env): CaptchaSettings | undefined {
     throw new ConfigError(`TILL_CAPTCHA_PROVIDER must be one of ${CAPTCHA_PROVIDERS.join(', ')}; got "${provider}"`);
   }
   return { provider: provider as CaptchaSettings['provider'], secretKey, siteVerifyUrl: env.TILL_CAPTCHA_VERIFY_URL || undefined };
+}
+
+function socialSettings(env: Env): SocialSettings {
+  const github = oauthClient(env, 'TILL_GITHUB');
+  const google = oauthClient(env, 'TILL_GOOGLE');
+  const oidc = oidcSettings(env);
+  if (oidc && ((oidc.providerId === 'github' && github) || (oidc.providerId === 'google' && google))) {
+    throw new ConfigError(`TILL_OIDC_PROVIDER_ID "${oidc.providerId}" is already the id of the ${oidc.providerId === 'github' ? 'GitHub' : 'Google'} sign-in configured by TILL_${oidc.providerId.toUpperCase()}_CLIENT_ID; choose another`);
+  }
+  return { ...(github ? { github } : {}), ...(google ? { google } : {}), ...(oidc ? { oidc } : {}) };
+}
+
+/** `<PREFIX>_CLIENT_ID` and `<PREFIX>_CLIENT_SECRET`: both or neither. */
+function oauthClient(env: Env, prefix: string): OAuthClientSettings | undefined {
+  const clientId = env[`${prefix}_CLIENT_ID`]?.trim() || undefined;
+  const clientSecret = env[`${prefix}_CLIENT_SECRET`]?.trim() || undefined;
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) {
+    const [set, missing] = clientId ? [`${prefix}_CLIENT_ID`, `${prefix}_CLIENT_SECRET`] : [`${prefix}_CLIENT_SECRET`, `${prefix}_CLIENT_ID`];
+    throw new ConfigError(`${set} is set but ${missing} is not: set both to turn this sign-in on, or neither`);
+  }
+  return { clientId, clientSecret };
+}
+
+const OIDC_VARIABLES = ['TILL_OIDC_DISCOVERY_URL', 'TILL_OIDC_CLIENT_ID', 'TILL_OIDC_CLIENT_SECRET', 'TILL_OIDC_PROVIDER_ID', 'TILL_OIDC_NAME', 'TILL_OIDC_SCOPES'];
+
+/** Any OpenID Connect provider by its discovery URL; on when TILL_OIDC_DISCOVERY_URL is set. */
+function oidcSettings(env: Env): OidcSettings | undefined {
+  const discoveryUrl = env.TILL_OIDC_DISCOVERY_URL?.trim() || undefined;
+  if (!discoveryUrl) {
+    const stray = OIDC_VARIABLES.find((name) => env[name]?.trim());
+    if (stray) throw new ConfigError(`${stray} is set but TILL_OIDC_DISCOVERY_URL is not: OpenID Connect sign-in needs the provider's discovery URL`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(discoveryUrl);
+  } catch {
+    throw new ConfigError(`TILL_OIDC_DISCOVERY_URL is not a URL: "${discoveryUrl}"; use e.g. https://id.example.com/.well-known/openid-configuration`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`TILL_OIDC_DISCOVERY_URL must start with https:// (or http://); got "${url.protocol}//…"`);
+  }
+  const client = oauthClient(env, 'TILL_OIDC');
+  if (!client) throw new ConfigError('TILL_OIDC_DISCOVERY_URL is set but TILL_OIDC_CLIENT_ID and TILL_OIDC_CLIENT_SECRET are not: set the client registered at the provider');
+  const providerId = env.TILL_OIDC_PROVIDER_ID?.trim() || DEFAULT_OIDC_PROVIDER_ID;
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(providerId)) {
+    throw new ConfigError(`TILL_OIDC_PROVIDER_ID must be lowercase letters, digits, "-" or "_" (at most 40, starting with a letter or digit); got "${providerId}"`);
+  }
+  if (providerId === RESERVED_PROVIDER_IDS[0]) throw new ConfigError('TILL_OIDC_PROVIDER_ID cannot be "credential": that id is the password sign-in');
+  const name = env.TILL_OIDC_NAME?.trim() || DEFAULT_OIDC_NAME;
+  if (name.length > 60) throw new ConfigError(`TILL_OIDC_NAME must be at most 60 characters; got ${name.length}`);
+  const rawScopes = env.TILL_OIDC_SCOPES?.trim();
+  const scopes = rawScopes ? rawScopes.split(/[\s,]+/).filter(Boolean) : [...DEFAULT_OIDC_SCOPES];
+  const badScope = scopes.find((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope));
+  if (badScope !== undefined) throw new ConfigError(`TILL_OIDC_SCOPES has a scope that is not allowed: "${badScope}"`);
+  if (!scopes.includes('openid')) scopes.unshift('openid');
+  return { providerId, name, discoveryUrl, ...client, scopes };
 }
 
 function mailSettings(env: Env): MailSettings {

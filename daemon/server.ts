@@ -68,6 +68,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     deviceCode: config.deviceCode,
     jwt: config.jwt,
     captcha: config.captcha,
+    social: config.social,
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });

@@ -16,6 +16,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { generateRandomString } from 'better-auth/crypto';
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from '../mail/messages.js';
 import { isValidDisplayUsername, isValidUsername, USERNAME_LENGTH } from './usernames.js';
+import { ACCOUNT_LINKING, oidcPlugin, socialProvidersOption, type SocialSettings } from './social.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
 
@@ -113,6 +114,8 @@ export interface AuthSettings {
   requireEmailVerification?: boolean;
   /** Rate limiting of sign-in, sign-up and device verification; on unless turned off. */
   rateLimit?: boolean;
+  /** GitHub, Google and an OpenID Connect provider, each on when its client is configured. */
+  social?: SocialSettings;
   /** Receives Better Auth's own log lines. */
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, ...args: unknown[]) => void;
 }
@@ -268,6 +271,7 @@ function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
       usernameValidator: isValidUsername,
       displayUsernameValidator: isValidDisplayUsername,
     }),
+    oidcPlugin(settings.social),
   ] as const;
   if (!settings.captcha) return [...core] as [...typeof core];
   const verifier = captcha({
@@ -346,6 +350,8 @@ export function authOptions(settings: AuthSettings) {
     secret: settings.secret,
     trustedOrigins: settings.trustedOrigins,
     database: knexAdapter(settings.db),
+    socialProviders: socialProvidersOption(settings.social),
+    account: { accountLinking: ACCOUNT_LINKING },
     emailAndPassword: {
       enabled: true,
       autoSignIn: true,

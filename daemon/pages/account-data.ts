@@ -60,3 +60,19 @@ export async function listMemberships(deps: AppDeps, req: Request): Promise<Memb
     }),
   );
 }
+
+/** One way the user signs in: the password, or a linked provider's account. */
+export interface LinkedAccountRow {
+  /** Better Auth's account row id (what unlinking names). */
+  id: string;
+  providerId: string;
+  createdAt: Date;
+}
+
+/** The user's sign-in methods, oldest first. */
+export async function listLinkedAccounts(deps: AppDeps, req: Request): Promise<LinkedAccountRow[]> {
+  const accounts = await deps.auth.api.listUserAccounts({ headers: authHeaders(req) });
+  return accounts
+    .map((account) => ({ id: account.id, providerId: account.providerId, createdAt: new Date(account.createdAt) }))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+}

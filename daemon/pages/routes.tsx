@@ -1,13 +1,14 @@
 import express, { Router } from 'express';
 import type { AppDeps } from '../app.js';
-import { revokeOtherSessions, revokeSession, showAccount, signOut } from './handlers/account.js';
+import { linkProvider, revokeOtherSessions, revokeSession, showAccount, signOut, submitChangeEmail, submitDeleteAccount, unlinkProvider } from './handlers/account.js';
 import { decideDevice, showDevice } from './handlers/device.js';
 import { home } from './handlers/home.js';
 import { showEmailVerified, showForgotPassword, showResetPassword, submitForgotPassword, submitResetPassword } from './handlers/email.js';
 import { decideInvitation, showInvitation } from './handlers/invitations.js';
-import { showSignIn, submitSignIn } from './handlers/sign-in.js';
+import { showSignIn, startSocialSignIn, submitSignIn } from './handlers/sign-in.js';
 import { showSignUp, submitSignUp } from './handlers/sign-up.js';
 import { sameOriginForms } from './origin-guard.js';
+import { allowProviderForms } from './social-csp.js';
 import { pageErrorHandler } from './page-errors.js';
 import { STYLESHEET_PATH, serveStylesheet } from './stylesheet.js';
 import { checkoutPageRoutes } from './checkout/routes.js';
@@ -26,8 +27,11 @@ export function pageRoutes(deps: AppDeps): Router {
 
   router.get(STYLESHEET_PATH, serveStylesheet);
   router.get('/', home(deps));
+  // The sign-in and account pages carry buttons whose form posts are redirected to a provider.
+  router.use(['/sign-in', '/account'], allowProviderForms(deps));
   router.get('/sign-in', showSignIn(deps));
   router.post('/sign-in', ...form, submitSignIn(deps));
+  router.post('/sign-in/social', ...form, startSocialSignIn(deps));
   router.get('/sign-up', showSignUp(deps));
   router.post('/sign-up', ...form, submitSignUp(deps));
   router.post('/sign-out', ...form, signOut(deps));
@@ -37,6 +41,10 @@ export function pageRoutes(deps: AppDeps): Router {
   router.get('/account', showAccount(deps));
   router.post('/account/sessions/revoke', ...form, revokeSession(deps));
   router.post('/account/sessions/revoke-others', ...form, revokeOtherSessions(deps));
+  router.post('/account/accounts/link', ...form, linkProvider(deps));
+  router.post('/account/accounts/unlink', ...form, unlinkProvider(deps));
+  router.post('/account/email', ...form, submitChangeEmail(deps));
+  router.post('/account/delete', ...form, submitDeleteAccount(deps));
   router.get('/forgot-password', showForgotPassword());
   router.post('/forgot-password', ...form, submitForgotPassword(deps));
   router.get('/reset-password', showResetPassword(deps));

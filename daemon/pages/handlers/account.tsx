@@ -1,10 +1,13 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
-import { listMemberships, listSessions } from '../account-data.js';
-import { authHeaders, forwardCookies } from '../auth-calls.js';
-import { fieldOf } from '../forms.js';
+import { signInProviders } from '../../../core/auth/social.js';
+import { listLinkedAccounts, listMemberships, listSessions } from '../account-data.js';
+import { authFailure, authHeaders, callAuth, forwardCookies } from '../auth-calls.js';
+import { fieldOf, parseForm } from '../forms.js';
 import { sendPage } from '../render.js';
-import { currentSession, signInUrl } from '../session.js';
+import { currentSession, signInUrl, type SignedIn } from '../session.js';
+import { providerFailure, socialErrorMessage } from '../social-errors.js';
 import { AccountPage, type AccountPageProps } from '../views/AccountPage.js';
 
 /** Fixed texts for `?notice=`: what the last action did. */
@@ -13,26 +16,133 @@ const NOTICES: Record<string, NonNullable<AccountPageProps['notice']>> = {
   'others-revoked': { kind: 'success', message: 'All your other sessions were revoked.' },
   'session-not-found': { kind: 'error', message: 'That session no longer exists.' },
   'sign-in-again': { kind: 'info', message: 'Sign in again to manage your sessions.' },
+  'account-linked': { kind: 'success', message: 'The account was linked: you can now sign in with it.' },
+  'account-unlinked': { kind: 'success', message: 'The sign-in method was removed.' },
+  'email-change-sent': {
+    kind: 'info',
+    message: 'Check your email: a link to confirm the change is on its way. Your address changes once the new one is verified.',
+  },
+  'delete-link-sent': { kind: 'info', message: 'Check your email: your account is deleted when you follow the link we sent.' },
 };
 
-/** GET /account: who you are, your sessions, your organizations. */
+type AccountExtras = Pick<AccountPageProps, 'notice' | 'emailForm' | 'deleteForm'>;
+
+/** Renders /account for `signedIn`, with a notice or a form's errors. */
+async function renderAccount(deps: AppDeps, req: Request, res: Response, signedIn: SignedIn, status: number, extras: AccountExtras = {}) {
+  const [sessions, memberships, accounts] = await Promise.all([
+    listSessions(deps, req, signedIn.sessionId),
+    listMemberships(deps, req),
+    listLinkedAccounts(deps, req),
+  ]);
+  sendPage(
+    res,
+    status,
+    // Tokens stop here: the page gets ids and descriptions only.
+    <AccountPage
+      user={signedIn.user}
+      sessions={sessions.stale ? null : sessions.sessions.map(({ token: _token, ...session }) => session)}
+      memberships={memberships}
+      accounts={accounts}
+      providers={signInProviders(deps.auth.options)}
+      {...extras}
+    />,
+  );
+}
+
+/** GET /account: who you are, your sessions, sign-in methods and organizations. `?error=` is a failed link (from Better Auth's callback). */
 export function showAccount(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const signedIn = await currentSession(deps, req, res);
     if (!signedIn) return res.redirect(303, signInUrl('/account'));
-    const [sessions, memberships] = await Promise.all([listSessions(deps, req, signedIn.sessionId), listMemberships(deps, req)]);
-    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
-    sendPage(
-      res,
-      200,
-      // Tokens stop here: the page gets ids and descriptions only.
-      <AccountPage
-        user={signedIn.user}
-        sessions={sessions.stale ? null : sessions.sessions.map(({ token: _token, ...session }) => session)}
-        memberships={memberships}
-        notice={notice}
-      />,
-    );
+    const linkError = socialErrorMessage(req.query.error);
+    const notice = linkError ? ({ kind: 'error', message: linkError } as const) : typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    await renderAccount(deps, req, res, signedIn, 200, { notice });
+  };
+}
+
+/** POST /account/accounts/link: off to the provider; Better Auth's callback links the account and comes back. */
+export function linkProvider(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const signedIn = await currentSession(deps, req, res);
+    if (!signedIn) return res.redirect(303, signInUrl('/account'));
+    const reply = await callAuth(deps, req, res, {
+      method: 'POST',
+      path: '/link-social',
+      body: { provider: fieldOf(req.body, 'provider'), callbackURL: '/account?notice=account-linked', errorCallbackURL: '/account', disableRedirect: true },
+    });
+    const url = (reply.body as { url?: unknown } | null)?.url;
+    if (reply.status === 200 && typeof url === 'string') return res.redirect(303, url);
+    if (reply.status === 401) return res.redirect(303, signInUrl('/account'));
+    const failure = providerFailure(authFailure(reply), fieldOf(req.body, 'provider'), signInProviders(deps.auth.options));
+    await renderAccount(deps, req, res, signedIn, reply.status === 200 ? 502 : failure.status, { notice: { kind: 'error', message: failure.message } });
+  };
+}
+
+/** POST /account/accounts/unlink: removes a sign-in method; Better Auth refuses the last one (FAILED_TO_UNLINK_LAST_ACCOUNT). */
+export function unlinkProvider(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const signedIn = await currentSession(deps, req, res);
+    if (!signedIn) return res.redirect(303, signInUrl('/account'));
+    const reply = await callAuth(deps, req, res, { method: 'POST', path: '/unlink-account', body: { accountId: fieldOf(req.body, 'account_id') } });
+    if (reply.status === 200) return res.redirect(303, '/account?notice=account-unlinked');
+    if (reply.status === 401) return res.redirect(303, signInUrl('/account'));
+    const failure = authFailure(reply);
+    // SPEC §8: a stale session is told to sign in again before a sensitive change.
+    const message = failure.code === 'SESSION_NOT_FRESH' ? `${failure.message}: sign in again to change your sign-in methods.` : failure.message;
+    await renderAccount(deps, req, res, signedIn, reply.status, { notice: { kind: 'error', message } });
+  };
+}
+
+export const ChangeEmailForm = z.object({
+  newEmail: z.string().trim().min(1, 'Enter the new email address.').max(254, 'That email address is too long.').pipe(z.email('Enter an email address, like you@example.com.')),
+});
+
+/** POST /account/email: Better Auth mails a link to confirm the change; nothing changes until it is followed. */
+export function submitChangeEmail(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const signedIn = await currentSession(deps, req, res);
+    if (!signedIn) return res.redirect(303, signInUrl('/account'));
+    const value = fieldOf(req.body, 'newEmail').trim();
+    const form = parseForm(ChangeEmailForm, req.body);
+    if (!form.ok) return renderAccount(deps, req, res, signedIn, 400, { emailForm: { value, errors: { fields: form.errors } } });
+    const reply = await callAuth(deps, req, res, { method: 'POST', path: '/change-email', body: { newEmail: form.data.newEmail, callbackURL: '/account' } });
+    if (reply.status === 200) return res.redirect(303, '/account?notice=email-change-sent');
+    if (reply.status === 401) return res.redirect(303, signInUrl('/account'));
+    const failure = authFailure(reply);
+    // Better Auth sends "Email is the same" without a code.
+    const onField = failure.code === 'INVALID_EMAIL' || failure.code === 'VALIDATION_ERROR' || failure.message === 'Email is the same';
+    await renderAccount(deps, req, res, signedIn, reply.status, {
+      emailForm: { value, errors: onField ? { fields: { newEmail: failure.message } } : { form: failure.message } },
+    });
+  };
+}
+
+/**
+ * POST /account/delete: with the password the account goes at once (and the browser is signed out); an
+ * account without a password is sent a link to confirm by email (SPEC §8 delete-user rule).
+ */
+export function submitDeleteAccount(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const signedIn = await currentSession(deps, req, res);
+    if (!signedIn) return res.redirect(303, signInUrl('/account'));
+    const accounts = await listLinkedAccounts(deps, req);
+    const hasPassword = accounts.some((account) => account.providerId === 'credential');
+    const password = fieldOf(req.body, 'password');
+    if (hasPassword && !password) return renderAccount(deps, req, res, signedIn, 400, { deleteForm: { errors: { fields: { password: 'Enter your password to delete your account.' } } } });
+    const reply = await callAuth(deps, req, res, {
+      method: 'POST',
+      path: '/delete-user',
+      body: hasPassword ? { password } : { callbackURL: '/sign-in?notice=account-deleted' },
+    });
+    if (reply.status === 200) {
+      const deleted = (reply.body as { message?: unknown } | null)?.message !== 'Verification email sent';
+      return res.redirect(303, deleted ? '/sign-in?notice=account-deleted' : '/account?notice=delete-link-sent');
+    }
+    if (reply.status === 401) return res.redirect(303, signInUrl('/account'));
+    const failure = authFailure(reply);
+    await renderAccount(deps, req, res, signedIn, reply.status, {
+      deleteForm: { errors: failure.code === 'INVALID_PASSWORD' ? { fields: { password: failure.message } } : { form: failure.message } },
+    });
   };
 }
 

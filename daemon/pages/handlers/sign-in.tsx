@@ -6,8 +6,10 @@ import { authFormErrors } from '../auth-errors.js';
 import { captchaHeaders, captchaProvider } from '../captcha.js';
 import { fieldOf, parseForm, type FormErrors } from '../forms.js';
 import { sendPage } from '../render.js';
-import { safeNext } from '../safe-next.js';
+import { safeNext, withNext } from '../safe-next.js';
+import { providerFailure, socialErrorMessage } from '../social-errors.js';
 import { SignInPage } from '../views/SignInPage.js';
+import { signInProviders } from '../../../core/auth/social.js';
 
 /** The one field takes an email address or a username; it keeps the name `email` so password managers fill it. */
 export const SignInForm = z.object({
@@ -32,11 +34,47 @@ const NOTICES: Record<string, string> = {
   'account-deleted': 'Your account was deleted.',
 };
 
-/** GET /sign-in: the form. */
+/** GET /sign-in: the form, and a button per configured provider. `?error=` is a failed provider sign-in (from Better Auth's callback). */
 export function showSignIn(deps: AppDeps): RequestHandler {
   return (req, res) => {
     const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
-    sendPage(res, 200, <SignInPage next={safeNext(req.query.next)} captchaProvider={captchaProvider(deps)} notice={notice} />);
+    const providerError = socialErrorMessage(req.query.error);
+    sendPage(
+      res,
+      200,
+      <SignInPage
+        next={safeNext(req.query.next)}
+        captchaProvider={captchaProvider(deps)}
+        notice={notice}
+        providers={signInProviders(deps.auth.options)}
+        errors={providerError ? { form: providerError } : undefined}
+      />,
+    );
+  };
+}
+
+/**
+ * POST /sign-in/social: a plain form post (no script needed) that asks Better Auth for the provider's
+ * authorization URL and sends the browser there. Better Auth's callback then signs in and goes on to
+ * `next`, or comes back to /sign-in with `?error=`.
+ */
+export function startSocialSignIn(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const next = safeNext(fieldOf(req.body, 'next'));
+    const reply = await callAuth(deps, req, res, {
+      method: 'POST',
+      path: '/sign-in/social',
+      body: { provider: fieldOf(req.body, 'provider'), callbackURL: next, errorCallbackURL: withNext('/sign-in', next), disableRedirect: true },
+    });
+    const url = (reply.body as { url?: unknown } | null)?.url;
+    if (reply.status === 200 && typeof url === 'string') return res.redirect(303, url);
+    const providers = signInProviders(deps.auth.options);
+    const failure = providerFailure(authFailure(reply), fieldOf(req.body, 'provider'), providers);
+    sendPage(
+      res,
+      reply.status === 200 ? 502 : failure.status,
+      <SignInPage next={next} captchaProvider={captchaProvider(deps)} providers={providers} errors={{ form: failure.message }} />,
+    );
   };
 }
 
@@ -46,7 +84,7 @@ export function submitSignIn(deps: AppDeps): RequestHandler {
     const next = safeNext(fieldOf(req.body, 'next'));
     const email = fieldOf(req.body, 'email').trim();
     const again = (status: number, errors: FormErrors) =>
-      sendPage(res, status, <SignInPage email={email} next={next} errors={errors} captchaProvider={captchaProvider(deps)} />);
+      sendPage(res, status, <SignInPage email={email} next={next} errors={errors} captchaProvider={captchaProvider(deps)} providers={signInProviders(deps.auth.options)} />);
 
     const form = parseForm(SignInForm, req.body);
     if (!form.ok) return again(400, { fields: form.errors });

@@ -1,5 +1,9 @@
-import type { MembershipRow, SessionRow } from '../account-data.js';
+import { CREDENTIAL_PROVIDER_ID, providerName, type SignInProvider } from '../../../core/auth/social.js';
+import type { LinkedAccountRow, MembershipRow, SessionRow } from '../account-data.js';
 import { Alert } from '../components/Alert.js';
+import { DateTime } from '../components/DateTime.js';
+import { Field } from '../components/Field.js';
+import type { FormErrors } from '../forms.js';
 import { Layout } from '../components/Layout.js';
 import { PostButton } from '../components/PostButton.js';
 import { SessionsTable } from '../components/SessionsTable.js';
@@ -10,11 +14,20 @@ export interface AccountPageProps {
   /** Null when Better Auth will not list them to this (no longer fresh) session. */
   sessions: SessionRow[] | null;
   memberships: MembershipRow[];
+  /** The user's sign-in methods (password, linked providers). */
+  accounts: LinkedAccountRow[];
+  /** The providers this daemon is configured for. */
+  providers: SignInProvider[];
   notice?: { kind: 'success' | 'info' | 'error'; message: string };
+  /** The change-of-email form as last sent, with what was wrong. */
+  emailForm?: { value: string; errors: FormErrors };
+  deleteForm?: { errors: FormErrors };
 }
 
-export function AccountPage({ user, sessions, memberships, notice }: AccountPageProps) {
+export function AccountPage({ user, sessions, memberships, accounts, providers, notice, emailForm, deleteForm }: AccountPageProps) {
   const others = sessions?.filter((session) => !session.current).length ?? 0;
+  const linkable = providers.filter((provider) => !accounts.some((account) => account.providerId === provider.id));
+  const hasPassword = accounts.some((account) => account.providerId === CREDENTIAL_PROVIDER_ID);
   return (
     <Layout title="Your account" user={user}>
       {notice ? <Alert kind={notice.kind}>{notice.message}</Alert> : null}
@@ -51,6 +64,73 @@ export function AccountPage({ user, sessions, memberships, notice }: AccountPage
         )}
       </section>
 
+      <section aria-labelledby="methods-heading">
+        <h2 id="methods-heading">Sign-in methods</h2>
+        <table>
+          <caption className="visually-hidden">How you can sign in</caption>
+          <thead>
+            <tr>
+              <th scope="col">Method</th>
+              <th scope="col">Added</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((account) => {
+              const name = providerName(account.providerId, providers);
+              return (
+                <tr key={account.id}>
+                  <td>{name}</td>
+                  <td>
+                    <DateTime value={account.createdAt} />
+                  </td>
+                  <td>
+                    <PostButton action="/account/accounts/unlink" fields={{ account_id: account.id }} label={`Unlink ${name}`} variant="secondary" />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {linkable.length > 0 ? (
+          <div className="actions">
+            {linkable.map((provider) => (
+              <PostButton key={provider.id} action="/account/accounts/link" fields={{ provider: provider.id }} label={`Link ${provider.name}`} />
+            ))}
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="email-heading">
+        <h2 id="email-heading">Email address</h2>
+        {emailForm?.errors.form ? (
+          <Alert kind="error" id="email-form-error">
+            {emailForm.errors.form}
+          </Alert>
+        ) : null}
+        <form method="post" action="/account/email" className="card" aria-describedby={emailForm?.errors.form ? 'email-form-error' : undefined}>
+          <Field
+            name="newEmail"
+            label="New email address"
+            type="email"
+            value={emailForm?.value ?? ''}
+            error={emailForm?.errors.fields?.newEmail}
+            hint={`Now ${user.email}. A link confirms the change: sent to this address first when it is verified, then to the new one.`}
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+          />
+          <div className="actions">
+            <button type="submit" className="button">
+              Change email address
+            </button>
+          </div>
+        </form>
+      </section>
+
       <section aria-labelledby="organizations-heading">
         <h2 id="organizations-heading">Organizations</h2>
         {memberships.length > 0 ? (
@@ -78,6 +158,35 @@ export function AccountPage({ user, sessions, memberships, notice }: AccountPage
         ) : (
           <p className="muted">You are not a member of any organization yet.</p>
         )}
+      </section>
+
+      <section aria-labelledby="delete-heading">
+        <h2 id="delete-heading">Delete account</h2>
+        {deleteForm?.errors.form ? (
+          <Alert kind="error" id="delete-form-error">
+            {deleteForm.errors.form}
+          </Alert>
+        ) : null}
+        <form method="post" action="/account/delete" className="card" aria-describedby={deleteForm?.errors.form ? 'delete-form-error' : undefined}>
+          {hasPassword ? (
+            <Field
+              name="password"
+              label="Your password"
+              type="password"
+              error={deleteForm?.errors.fields?.password}
+              hint="Your account, its sessions and its memberships are deleted at once. This cannot be undone."
+              autoComplete="current-password"
+              required
+            />
+          ) : (
+            <p className="hint">We email you a link; your account is deleted when you follow it. This cannot be undone.</p>
+          )}
+          <div className="actions">
+            <button type="submit" className="button button-danger">
+              {hasPassword ? 'Delete my account' : 'Email me a link to delete my account'}
+            </button>
+          </div>
+        </form>
       </section>
     </Layout>
   );

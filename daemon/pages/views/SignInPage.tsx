@@ -2,7 +2,8 @@ import { Alert } from '../components/Alert.js';
 import { CaptchaSlot } from '../components/CaptchaSlot.js';
 import { Field } from '../components/Field.js';
 import { Layout } from '../components/Layout.js';
-import { HiddenFields } from '../components/PostButton.js';
+import { HiddenFields, PostButton } from '../components/PostButton.js';
+import type { SignInProvider } from '../../../core/auth/social.js';
 import type { FormErrors } from '../forms.js';
 import { withNext } from '../safe-next.js';
 
@@ -15,9 +16,11 @@ export interface SignInPageProps {
   captchaProvider?: string;
   /** Why the user is here, e.g. after signing out. */
   notice?: string;
+  /** Configured providers: a "Continue with …" button each. */
+  providers?: SignInProvider[];
 }
 
-export function SignInPage({ email = '', next, errors = {}, captchaProvider, notice }: SignInPageProps) {
+export function SignInPage({ email = '', next, errors = {}, captchaProvider, notice, providers = [] }: SignInPageProps) {
   const fields = errors.fields ?? {};
   return (
     <Layout title="Sign in" narrow>
@@ -48,6 +51,16 @@ export function SignInPage({ email = '', next, errors = {}, captchaProvider, not
           </button>
         </div>
       </form>
+      {providers.length > 0 ? (
+        <section aria-labelledby="providers-heading">
+          <h2 id="providers-heading">Or sign in with</h2>
+          <div className="actions">
+            {providers.map((provider) => (
+              <PostButton key={provider.id} action="/sign-in/social" fields={{ provider: provider.id, next }} label={`Continue with ${provider.name}`} variant="secondary" />
+            ))}
+          </div>
+        </section>
+      ) : null}
       <p>
         <a href="/forgot-password">Forgot your password?</a>
       </p>

@@ -1,95 +1,214 @@
-// The terminal UI benchmark (issue 8): `till ui`'s Events tab under a live stream of TILL_BENCH_TUI_RATE (default
-// 1,000) events per second for TILL_BENCH_TUI_SECONDS (5) s, drawn into an 80×24 virtual terminal. Reports frames
-// drawn, the event loop's delay (p50/p99/max: how long a key press could wait), and heap before/after.
-// `node scripts/bench-tui.mjs` prints a Markdown section (for docs/performance.md).
+// The terminal UI benchmark (issue 8): `till ui`'s Events tab on an 80×24 virtual terminal while a live stream of
+// TILL_BENCH_TUI_RATE (default 1,000) events per second runs, against baselines measured in the same run:
+//   - frame time: React's render and commit of the Events tab (App's onCommit) and ink's layout and output (ink's
+//     onRender renderTime), per frame, under the stream vs. the same screen (1,000 events kept) redrawn for key presses;
+//   - memory: heap and RSS of the idle app (no events) vs. their peak during the stream and after it (both after GC);
+//   - the event loop: utilisation and delay (how long a key press can wait) while idle vs. under the stream, and the
+//     cost of keeping the events alone (the same stream into the EventStore, no UI).
+// `benchTui({ root, quick })` returns a Markdown section (scripts/bench.mjs puts it in docs/performance.md);
+// `node scripts/bench-tui.mjs [--quick]` prints it.
 import { build } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { EventEmitter } from 'node:events';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
-const RATE = Number(process.env.TILL_BENCH_TUI_RATE ?? 1000);
-const SECONDS = Number(process.env.TILL_BENCH_TUI_SECONDS ?? 5);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (xs, p) => {
+  if (xs.length === 0) return NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const ms = (value) => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : '—');
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const ratio = (a, b) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '—');
+const pct = (value) => `${(value * 100).toFixed(1)} %`;
+const TYPES = ['order.created', 'order.paid', 'checkout.updated', 'subscription.updated', 'customer.state_changed'];
 
-// As `till ui` does (cli/commands/ui.ts): React's production build.
-process.env.NODE_ENV ??= 'production';
-const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.till-bench-tui-'));
-const entry = join(dir, 'entry.js');
-try {
-  await build({
-    stdin: {
-      contents: "export { App } from './cli/ui/tui/App.js'; export { render } from 'ink'; export { createElement } from 'react';",
-      resolveDir: process.cwd(),
-      loader: 'ts',
-    },
-    outfile: entry,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: ['ink', 'react', 'react-dom'],
-    logLevel: 'warning',
-  });
-  const { App, render, createElement } = await import(pathToFileURL(entry).href);
+/** A garbage collection on demand, with or without --expose-gc. */
+function collector() {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc');
+}
 
-  let handlers;
-  const backend = {
-    server: 'http://127.0.0.1:4010',
-    request: async () => ({ items: [] }),
-    follow: (_org, given, signal) => {
-      handlers = given;
-      given.onState({ kind: 'live' });
-      return new Promise((resolve) => signal.addEventListener('abort', resolve));
-    },
-  };
-  const stdout = Object.assign(new EventEmitter(), { columns: 80, rows: 24, isTTY: true, frames: 0, bytes: 0, write(chunk) { this.frames += 1; this.bytes += chunk.length; return true; } });
-  const stdin = Object.assign(new EventEmitter(), { isTTY: true, setRawMode() {}, setEncoding() {}, resume() {}, pause() {}, ref() {}, unref() {}, read: () => null });
-  const app = render(createElement(App, { backend, organizations: [{ id: 'org', name: 'Bench', slug: 'bench' }], organizationId: 'org', color: true }), { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 30 });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+/** One stream event, shaped as `till ui` receives them (cli/commands/ui.ts). */
+function streamEvent(n) {
+  const type = TYPES[n % TYPES.length];
+  const timestamp = new Date().toISOString();
+  return { id: `evt_${n}`, type, timestamp, payload: { type, timestamp, data: { id: `obj_${n}`, amount: n, customer: { email: `c${n % 100}@example.com` } } } };
+}
 
-  global.gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
-  const framesBefore = stdout.frames;
-  const types = ['order.created', 'order.paid', 'checkout.updated', 'subscription.updated', 'customer.state_changed'];
+/** Sends `rate` events per second for `seconds` to `emit`, in 10 ms ticks; resolves with how many were sent. */
+async function stream(emit, rate, seconds, first = 0) {
+  const total = Math.round(rate * seconds);
   let sent = 0;
   const started = performance.now();
   await new Promise((resolve) => {
     const timer = setInterval(() => {
-      const due = Math.min(RATE * SECONDS, Math.floor(((performance.now() - started) / 1000) * RATE));
-      for (; sent < due; sent += 1) {
-        const type = types[sent % types.length];
-        const timestamp = new Date().toISOString();
-        handlers.onEvent({ id: `evt_${sent}`, type, timestamp, payload: { type, timestamp, data: { id: `obj_${sent}`, amount: sent, customer: { email: `c${sent % 100}@example.com` } } } });
-      }
-      if (sent >= RATE * SECONDS) {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+      for (; sent < due; sent += 1) emit(streamEvent(first + sent));
+      if (sent >= total) {
         clearInterval(timer);
         resolve();
       }
     }, 10);
   });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  delay.disable();
-  const elapsed = (performance.now() - started) / 1000;
-  const frames = stdout.frames - framesBefore;
-  global.gc?.();
-  const heapAfter = process.memoryUsage().heapUsed;
-  app.unmount();
-  const ms = (ns) => (ns / 1e6).toFixed(1);
-  const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
-  console.log(`## Terminal UI: the Events tab under a live stream (issue 8)
+  return sent;
+}
 
-\`node --expose-gc scripts/bench-tui.mjs\`: ${sent.toLocaleString('en-US')} events at ${RATE.toLocaleString('en-US')}/s for ${SECONDS} s into \`till ui\`'s Events tab, drawn on an 80×24 virtual terminal.
+export async function benchTui({ root = process.cwd(), quick = false } = {}) {
+  const rate = Number(process.env.TILL_BENCH_TUI_RATE ?? 1000);
+  const seconds = Number(process.env.TILL_BENCH_TUI_SECONDS ?? (quick ? 2 : 5));
+  const redraws = quick ? 40 : 100;
+  const gc = collector();
+  const measureMemory = () => {
+    gc();
+    const { heapUsed, rss } = process.memoryUsage();
+    return { heapUsed, rss };
+  };
 
-| Measure | Value |
-| --- | --- |
-| Terminal writes | ${frames} in ${elapsed.toFixed(1)} s (${(frames / elapsed).toFixed(1)}/s: the tab re-renders at most every 100 ms, ink writes at most 30 frames/s) |
-| Event-loop delay p50 / p99 / max | ${ms(delay.percentile(50))} / ${ms(delay.percentile(99))} / ${ms(delay.max)} ms (how long a key press can wait) |
-| Heap before / after | ${mb(heapBefore)} / ${mb(heapAfter)} MB (the tab keeps the newest 1,000 events) |
-`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  // As `till ui` does (cli/commands/ui.ts): React's production build. (Set before react loads; restored after.)
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV ??= 'production';
+  const dir = mkdtempSync(join(root, 'node_modules', '.till-bench-tui-'));
+  const entry = join(dir, 'entry.js');
+  try {
+    await build({
+      stdin: {
+        contents: "export { App } from './cli/ui/tui/App.js'; export { EventStore } from './cli/ui/tui/event-store.js'; export { render } from 'ink'; export { createElement } from 'react';",
+        resolveDir: root,
+        loader: 'ts',
+      },
+      outfile: entry,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: ['ink', 'react', 'react-dom'],
+      logLevel: 'warning',
+    });
+    const { App, EventStore, render, createElement } = await import(pathToFileURL(entry).href);
+
+    // Baseline 1: the events kept without any UI (the EventStore alone under the same stream).
+    const bare = new EventStore();
+    let eluStart = performance.eventLoopUtilization();
+    await stream((event) => bare.add(event), rate, Math.min(seconds, 2), 0);
+    const storeElu = performance.eventLoopUtilization(eluStart).utilization;
+
+    let handlers;
+    const backend = {
+      server: 'http://127.0.0.1:4010',
+      request: async () => ({ items: [] }),
+      follow: (_org, given, signal) => {
+        handlers = given;
+        given.onState({ kind: 'live' });
+        return new Promise((resolve) => signal.addEventListener('abort', resolve));
+      },
+    };
+    const stdout = Object.assign(new EventEmitter(), { columns: 80, rows: 24, isTTY: true, writes: 0, write() { this.writes += 1; return true; } });
+    // A terminal's input as ink reads it: 'readable', then read() until null.
+    const typed = [];
+    const stdin = Object.assign(new EventEmitter(), { isTTY: true, setRawMode() {}, setEncoding() {}, resume() {}, pause() {}, ref() {}, unref() {}, read: () => typed.shift() ?? null });
+    const press = (key) => {
+      typed.push(key);
+      stdin.emit('readable');
+    };
+    let phase = 'idle';
+    const frames = { idle: { react: [], ink: [] }, redraw: { react: [], ink: [] }, stream: { react: [], ink: [] } };
+    const app = render(
+      createElement(App, {
+        backend,
+        organizations: [{ id: 'org', name: 'Bench', slug: 'bench' }],
+        organizationId: 'org',
+        color: true,
+        onCommit: (took) => frames[phase].react.push(took),
+      }),
+      { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 30, onRender: ({ renderTime }) => frames[phase].ink.push(renderTime) },
+    );
+    await sleep(300);
+
+    // Baseline 2: the idle app (no events): memory, and the event loop.
+    const idleMemory = measureMemory();
+    const idleDelay = monitorEventLoopDelay({ resolution: 1 });
+    idleDelay.enable();
+    eluStart = performance.eventLoopUtilization();
+    await sleep(quick ? 500 : 1000);
+    const idleElu = performance.eventLoopUtilization(eluStart).utilization;
+    idleDelay.disable();
+
+    // Baseline 3: frames of the same screen without a stream: 1,000 events kept, the selection moved by a key each
+    // time (↓ then ↑: it pauses the tab, so p follows again before the stream).
+    for (let n = 0; n < 1000; n += 1) handlers.onEvent(streamEvent(1_000_000 + n));
+    await sleep(300);
+    phase = 'redraw';
+    for (let n = 0; n < redraws; n += 1) {
+      press(n % 2 ? 'k' : 'j');
+      await sleep(40);
+    }
+    phase = 'idle';
+    press('p');
+    await sleep(100);
+
+    // Under the stream.
+    let peak = { heapUsed: 0, rss: 0 };
+    const sampler = setInterval(() => {
+      const { heapUsed, rss } = process.memoryUsage();
+      peak = { heapUsed: Math.max(peak.heapUsed, heapUsed), rss: Math.max(peak.rss, rss) };
+    }, 50);
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    phase = 'stream';
+    const writesBefore = stdout.writes;
+    delay.enable();
+    eluStart = performance.eventLoopUtilization();
+    const started = performance.now();
+    const sent = await stream((event) => handlers.onEvent(event), rate, seconds, 0);
+    await sleep(200);
+    const streamElu = performance.eventLoopUtilization(eluStart).utilization;
+    const elapsed = (performance.now() - started) / 1000;
+    delay.disable();
+    clearInterval(sampler);
+    phase = 'idle';
+    const written = stdout.writes - writesBefore;
+    const streamFrames = frames.stream.ink.length;
+    const afterMemory = measureMemory();
+    app.unmount();
+
+    const f = frames;
+    const row = (name, base, under) => `| ${name} | ${ms(percentile(base, 50))} / ${ms(percentile(base, 99))} | ${ms(percentile(under, 50))} / ${ms(percentile(under, 99))} | ${ratio(percentile(under, 50), percentile(base, 50))} / ${ratio(percentile(under, 99), percentile(base, 99))} |`;
+    return `## Terminal UI under a live stream (issue 8)
+
+\`till ui\`'s Events tab (the default) on an 80×24 virtual terminal, React's production build, while
+${sent.toLocaleString('en-US')} events arrive at ${rate.toLocaleString('en-US')}/s for ${seconds} s (${elapsed.toFixed(1)} s measured).
+The tab keeps the newest 1,000 events and re-renders at most every 100 ms; ink draws at most 30 frames/s.
+Baselines from the same run: the same screen (1,000 events kept) redrawn ${redraws} times without a stream (a key
+press moving the selection each time), the idle app (no events), and the events kept by the EventStore alone with no UI.
+
+| Frame time (p50 / p99) | Key press, no stream (baseline) | Under the stream | Ratio |
+|---|---|---|---|
+${row('React render + commit of the tab', f.redraw.react, f.stream.react)}
+${row('ink layout + output', f.redraw.ink, f.stream.ink)}
+
+A frame is React's work on the update plus ink's on the output (ink skips output that did not change).
+Frames under the stream: ${streamFrames} drawn (${(streamFrames / elapsed).toFixed(1)}/s), ${written} terminal writes.
+
+| Memory and event loop | Idle app (baseline) | Under the stream | Ratio |
+|---|---|---|---|
+| Heap used (after GC) / peak during / after GC | ${mb(idleMemory.heapUsed)} | ${mb(peak.heapUsed)} peak, ${mb(afterMemory.heapUsed)} after | ${ratio(peak.heapUsed, idleMemory.heapUsed)} peak, ${ratio(afterMemory.heapUsed, idleMemory.heapUsed)} after |
+| RSS / peak during / after GC | ${mb(idleMemory.rss)} | ${mb(peak.rss)} peak, ${mb(afterMemory.rss)} after | ${ratio(peak.rss, idleMemory.rss)} peak, ${ratio(afterMemory.rss, idleMemory.rss)} after |
+| Event-loop utilisation | ${pct(idleElu)} (the EventStore alone under the stream: ${pct(storeElu)}) | ${pct(streamElu)} | ${ratio(streamElu, storeElu)} of the store alone |
+| Event-loop delay p50 / p99 (how long a key press waits) | ${ms(idleDelay.percentile(50) / 1e6)} / ${ms(idleDelay.percentile(99) / 1e6)} | ${ms(delay.percentile(50) / 1e6)} / ${ms(delay.percentile(99) / 1e6)} | ${ratio(delay.percentile(99), idleDelay.percentile(99))} (p99) |
+`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(await benchTui({ root: fileURLToPath(new URL('..', import.meta.url)), quick: process.argv.includes('--quick') }));
 }

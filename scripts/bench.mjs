@@ -120,6 +120,10 @@ rmSync(dataDir, { recursive: true, force: true });
 const { benchMetering } = await import('./bench-metering.mjs');
 const meteringSection = await benchMetering({ root, quick });
 
+// ---- 4. the terminal UI (issue 8): frame time and memory while a 1,000 events/s stream runs ----
+const { benchTui } = await import('./bench-tui.mjs');
+const tuiSection = await benchTui({ root, quick });
+
 const budget = (ms, factor, extra = 0) => (ms <= factor * nodeMs + extra ? 'met' : '**missed**');
 const report = `# Performance
 
@@ -159,6 +163,7 @@ WebAssembly HTTP parser on first use. With \`fetch\`, \`till whoami --json\` mis
 is written on \`node:http\` (one small module).
 
 ${meteringSection}
+${tuiSection}
 `;
 writeFileSync(join(root, 'docs/performance.md'), report);
 console.log(report);

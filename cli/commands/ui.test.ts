@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
@@ -43,6 +45,17 @@ describe('till ui', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('needs an interactive terminal');
     expect(result.stderr).toContain('till listen');
+  });
+
+  it('asks to sign in again inside the app when the stored session has ended, and quits on q', async () => {
+    const configDir = tempConfigDir();
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_server: daemon.url, profiles: { [daemon.url]: { token: 'ended-session-token', signed_in_at: new Date().toISOString() } } }), { mode: 0o600 });
+    const ui = await openUi('ended', { TILL_SERVER: daemon.url, TILL_CONFIG_DIR: configDir });
+    const screen = await ui.showing('Waiting for approval');
+    expect(screen).toContain('session on');
+    expect(screen).toMatch(/one-time code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
+    await ui.keys('q');
+    await ui.showing('[exit 0]');
   });
 
   it('opens for `till` alone on a terminal, and quits on q', async () => {

@@ -271,7 +271,7 @@ function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
       usernameValidator: isValidUsername,
       displayUsernameValidator: isValidDisplayUsername,
     }),
-    oidcPlugin(settings.social),
+    oidcPlugin(settings.social, settings.requireEmailVerification ?? false),
   ] as const;
   if (!settings.captcha) return [...core] as [...typeof core];
   const verifier = captcha({
@@ -350,7 +350,7 @@ export function authOptions(settings: AuthSettings) {
     secret: settings.secret,
     trustedOrigins: settings.trustedOrigins,
     database: knexAdapter(settings.db),
-    socialProviders: socialProvidersOption(settings.social),
+    socialProviders: socialProvidersOption(settings.social, settings.requireEmailVerification ?? false),
     account: { accountLinking: ACCOUNT_LINKING },
     emailAndPassword: {
       enabled: true,
@@ -444,6 +444,9 @@ export function authOptions(settings: AuthSettings) {
       },
     },
     onAPIError: {
+      // A provider callback that fails before its own error page is known (a lost or forged state) shows
+      // the reason on the sign-in page rather than Better Auth's bare /api/auth/error.
+      errorURL: new URL('/sign-in', settings.baseUrl).toString(),
       // Without this, Better Auth prints every 4xx answer to the console as an ERROR line; the
       // daemon's request log already records those. Only failures that are bugs are worth a log line.
       onError: (error) => {

@@ -38,11 +38,16 @@ export const CREDENTIAL_PROVIDER_ID = 'credential';
 
 const BUILT_IN_NAMES: Record<string, string> = { github: 'GitHub', google: 'Google' };
 
-/** Better Auth's `socialProviders` option: GitHub and Google, each when its client is set. */
-export function socialProvidersOption(social: SocialSettings | undefined) {
+/**
+ * Better Auth's `socialProviders` option: GitHub and Google, each when its client is set. With
+ * `requireEmailVerification` (TILL_REQUIRE_EMAIL_VERIFICATION) an account whose address neither the provider
+ * nor a mailed link has verified gets no session (`?error=email_not_verified`, a verification mail sent),
+ * as for a password sign-in; Better Auth leaves providers out of that setting unless told per provider.
+ */
+export function socialProvidersOption(social: SocialSettings | undefined, requireEmailVerification = false) {
   return {
-    ...(social?.github ? { github: { clientId: social.github.clientId, clientSecret: social.github.clientSecret } } : {}),
-    ...(social?.google ? { google: { clientId: social.google.clientId, clientSecret: social.google.clientSecret } } : {}),
+    ...(social?.github ? { github: { clientId: social.github.clientId, clientSecret: social.github.clientSecret, requireEmailVerification } } : {}),
+    ...(social?.google ? { google: { clientId: social.google.clientId, clientSecret: social.google.clientSecret, requireEmailVerification } } : {}),
   };
 }
 
@@ -51,7 +56,7 @@ export function socialProvidersOption(social: SocialSettings | undefined) {
  * always in the plugin list (empty without one), so the plugin tuple's type does not depend on the settings.
  * Discovery runs when Better Auth starts; a provider that cannot be reached then is tried again on first use.
  */
-export function oidcPlugin(social: SocialSettings | undefined) {
+export function oidcPlugin(social: SocialSettings | undefined, requireEmailVerification = false) {
   const oidc = social?.oidc;
   return genericOAuth({
     config: oidc
@@ -64,6 +69,7 @@ export function oidcPlugin(social: SocialSettings | undefined) {
             clientSecret: oidc.clientSecret,
             scopes: oidc.scopes,
             pkce: true,
+            requireEmailVerification,
           },
         ]
       : [],

@@ -169,6 +169,27 @@ describe('signing in through an OpenID Connect provider', () => {
     expect(await response.text()).toContain('Provider not found');
   });
 
+  it('shows why when the provider refuses, or when the way back is stale or forged', async () => {
+    const browser = new HttpBrowser();
+    const started = await browser.request(`${daemon.url}/sign-in/social`, { form: { provider: 'oidc', next: '/device' } });
+    const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+    // The user says no at the provider (RFC 6749 §4.1.2.1).
+    const refused = await browser.go(`${daemon.url}/api/auth/callback/oidc?error=access_denied&state=${state}&iss=${encodeURIComponent(idp.issuer)}`);
+    expect(new URL(refused.url).pathname).toBe('/sign-in');
+    expect(new URL(refused.url).searchParams.get('next')).toBe('/device');
+    expect(await refused.response.text()).toContain('Sign-in was cancelled at the provider.');
+    // A state tilld never issued.
+    const forged = await browser.go(`${daemon.url}/api/auth/callback/oidc?code=abc&state=not-a-state`);
+    expect(new URL(forged.url).pathname).toBe('/sign-in');
+    expect(new URL(forged.url).searchParams.get('error')).toBe('state_mismatch');
+    expect(await forged.response.text()).toContain('The sign-in took too long, or was started in another browser.');
+    // An error code nobody planned for is not repeated back.
+    const odd = await browser.go(`${daemon.url}/sign-in?error=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
+    const html = await odd.response.text();
+    expect(html).toContain('Signing in with the provider did not work.');
+    expect(html).not.toContain('alert(1)');
+  });
+
   it('does not sign in to an existing account with the same address until that address is verified, and then only if the provider verified it too', async () => {
     const user = newUser('existing');
     const browser = new HttpBrowser();
@@ -353,5 +374,82 @@ describe('deleting an account that has no password', () => {
     expect(await followed.response.text()).toContain('Your account was deleted.');
     expect(await daemon.db('user').where('id', id)).toHaveLength(0);
     expect(await daemon.db('account').where('userId', id)).toHaveLength(0);
+  });
+});
+
+describe('a provider that cannot be reached when tilld starts', () => {
+  it('keeps its button, says it cannot be reached, and works once the provider is up', async () => {
+    const [port, idpPort] = [await freePort(), await freePort()];
+    const redirectUris = [`http://127.0.0.1:${port}/api/auth/callback/oidc`];
+    // A provider up once, so its client id and secret are known, then down while tilld starts.
+    const first = await startTestOidcProvider({ redirectUris, port: idpPort });
+    await first.close();
+    const late = await startTestDaemon({
+      TILL_PORT: String(port),
+      TILL_OIDC_DISCOVERY_URL: first.discoveryUrl,
+      TILL_OIDC_CLIENT_ID: first.clientId,
+      TILL_OIDC_CLIENT_SECRET: first.clientSecret,
+      TILL_OIDC_NAME: 'Late IdP',
+    });
+    let provider: TestOidcProvider | undefined;
+    try {
+      const browser = new HttpBrowser();
+      const page = await browser.request(`${late.url}/sign-in`);
+      expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' ${first.issuer};`);
+      expect(await page.text()).toContain('>Continue with Late IdP</button>');
+      const down = await browser.request(`${late.url}/sign-in/social`, { form: { provider: 'oidc' } });
+      expect(down.status).toBe(503);
+      expect(await down.text()).toContain('Late IdP cannot be reached right now');
+      expect(JSON.stringify(late.logs)).toContain('Discovery fetch failed for \\"oidc\\"');
+
+      // The provider comes up: the next sign-in finds it and goes through.
+      provider = await startTestOidcProvider({ redirectUris, port: idpPort, clientSecret: first.clientSecret });
+      const account = provider.addAccount({ login: 'late', password: 'late password', email: 'late@idp.example' });
+      const up = await browser.request(`${late.url}/sign-in/social`, { form: { provider: 'oidc' } });
+      expect(up.status).toBe(303);
+      expect(up.headers.get('location')).toMatch(new RegExp(`^${provider.issuer}/auth\\?`));
+      const { url } = await signInAtProvider(browser, await browser.go(up.headers.get('location')!), account);
+      expect(url).toBe(`${late.url}/account`);
+    } finally {
+      await late.close();
+      await provider?.close();
+    }
+  });
+});
+
+describe('with TILL_REQUIRE_EMAIL_VERIFICATION=1', () => {
+  it('signs in at once when the provider verified the address, and otherwise says "Email not verified" and mails a link', async () => {
+    const port = await freePort();
+    const strictIdp = await startTestOidcProvider({ redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/oidc`] });
+    const strict = await startTestDaemon({
+      TILL_PORT: String(port),
+      TILL_REQUIRE_EMAIL_VERIFICATION: '1',
+      TILL_OIDC_DISCOVERY_URL: strictIdp.discoveryUrl,
+      TILL_OIDC_CLIENT_ID: strictIdp.clientId,
+      TILL_OIDC_CLIENT_SECRET: strictIdp.clientSecret,
+    });
+    try {
+      const start = (browser: HttpBrowser) => browser.go(`${strict.url}/sign-in/social`, { form: { provider: 'oidc' } });
+      const verified = strictIdp.addAccount({ login: 'verified', password: 'pw', email: 'verified@idp.example', emailVerified: true });
+      const ok = new HttpBrowser();
+      expect((await signInAtProvider(ok, await start(ok), verified)).url).toBe(`${strict.url}/account`);
+
+      const unverified = strictIdp.addAccount({ login: 'unverified', password: 'pw', email: 'unverified@idp.example', emailVerified: false });
+      const browser = new HttpBrowser();
+      const refused = await signInAtProvider(browser, await start(browser), unverified);
+      expect(new URL(refused.url).searchParams.get('error')).toBe('email_not_verified');
+      expect(await refused.response.text()).toContain('Email not verified.');
+      expect((await (await browser.request(`${strict.url}/api/auth/get-session`)).json())).toBeNull();
+
+      // The account exists; the mailed link verifies it, and the provider then signs in.
+      const [mail] = (await strict.db('mail_outbox').where('to_address', 'unverified@idp.example')) as { body: string }[];
+      const link = mail!.body.match(/http\S+\/api\/auth\/verify-email\?token=\S+/)![0];
+      await browser.go(link);
+      const again = new HttpBrowser();
+      expect((await signInAtProvider(again, await start(again), unverified)).url).toBe(`${strict.url}/account`);
+    } finally {
+      await strict.close();
+      await strictIdp.close();
+    }
   });
 });

@@ -39,6 +39,8 @@ export interface TestOidcOptions {
   host?: string;
   /** Port to listen on; default a free one. */
   port?: number;
+  /** The client's secret; default a random one. */
+  clientSecret?: string;
 }
 
 /** Starts a provider with one confidential client (client_secret_post, as Better Auth authenticates) and no accounts. */
@@ -49,7 +51,7 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
   const { port } = server.address() as AddressInfo;
   const issuer = `http://${host}:${port}`;
   const clientId = 'till-test-client';
-  const clientSecret = randomBytes(24).toString('base64url');
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString('base64url');
   const accounts = new Map<string, TestOidcAccount>();
   const faults: TestOidcProvider['faults'] = {};
   const requests: string[] = [];
@@ -69,7 +71,7 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
       },
     ],
     jwks: { keys: [signingKey] },
-    adapter: MemoryAdapter,
+    adapter: memoryAdapter(),
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -132,50 +134,52 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
   };
 }
 
-/** The provider's storage: a map per model (the package's own in-memory store warns on every start). */
-class MemoryAdapter {
-  private static readonly store = new Map<string, { payload: Record<string, unknown>; expiresAt?: number }>();
-  constructor(private readonly model: string) {}
-  private key(id: string) {
-    return `${this.model}:${id}`;
-  }
-  private live(key: string) {
-    const entry = MemoryAdapter.store.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt !== undefined && entry.expiresAt < Date.now()) {
-      MemoryAdapter.store.delete(key);
+/** The provider's storage, in memory and its own (the package's built-in store warns on every start). */
+function memoryAdapter() {
+  const store = new Map<string, { payload: Record<string, unknown>; expiresAt?: number }>();
+  return class MemoryAdapter {
+    constructor(private readonly model: string) {}
+    private key(id: string) {
+      return `${this.model}:${id}`;
+    }
+    private live(key: string) {
+      const entry = store.get(key);
+      if (!entry) return undefined;
+      if (entry.expiresAt !== undefined && entry.expiresAt < Date.now()) {
+        store.delete(key);
+        return undefined;
+      }
+      return entry.payload;
+    }
+    async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number) {
+      store.set(this.key(id), { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined });
+    }
+    async find(id: string) {
+      return this.live(this.key(id));
+    }
+    async findByUid(uid: string) {
+      for (const key of store.keys()) {
+        if (key.startsWith(`${this.model}:`) && this.live(key)?.uid === uid) return this.live(key);
+      }
       return undefined;
     }
-    return entry.payload;
-  }
-  async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number) {
-    MemoryAdapter.store.set(this.key(id), { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined });
-  }
-  async find(id: string) {
-    return this.live(this.key(id));
-  }
-  async findByUid(uid: string) {
-    for (const key of MemoryAdapter.store.keys()) {
-      if (key.startsWith(`${this.model}:`) && this.live(key)?.uid === uid) return this.live(key);
+    async findByUserCode(userCode: string) {
+      for (const key of store.keys()) {
+        if (key.startsWith(`${this.model}:`) && this.live(key)?.userCode === userCode) return this.live(key);
+      }
+      return undefined;
     }
-    return undefined;
-  }
-  async findByUserCode(userCode: string) {
-    for (const key of MemoryAdapter.store.keys()) {
-      if (key.startsWith(`${this.model}:`) && this.live(key)?.userCode === userCode) return this.live(key);
+    async consume(id: string) {
+      const payload = this.live(this.key(id));
+      if (payload) payload.consumed = Math.floor(Date.now() / 1000);
     }
-    return undefined;
-  }
-  async consume(id: string) {
-    const payload = this.live(this.key(id));
-    if (payload) payload.consumed = Math.floor(Date.now() / 1000);
-  }
-  async destroy(id: string) {
-    MemoryAdapter.store.delete(this.key(id));
-  }
-  async revokeByGrantId(grantId: string) {
-    for (const [key, entry] of MemoryAdapter.store) if (entry.payload.grantId === grantId) MemoryAdapter.store.delete(key);
-  }
+    async destroy(id: string) {
+      store.delete(this.key(id));
+    }
+    async revokeByGrantId(grantId: string) {
+      for (const [key, entry] of store) if (entry.payload.grantId === grantId) store.delete(key);
+    }
+  };
 }
 
 /** The login form, and consent given at once (tilld is the provider's own first-party client). */

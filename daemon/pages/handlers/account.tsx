@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
-import { signInProviders } from '../../../core/auth/social.js';
+import { CREDENTIAL_PROVIDER_ID, signInProviders } from '../../../core/auth/social.js';
 import { listLinkedAccounts, listMemberships, listSessions } from '../account-data.js';
 import { authFailure, authHeaders, callAuth, forwardCookies } from '../auth-calls.js';
 import { fieldOf, parseForm } from '../forms.js';
@@ -126,7 +126,7 @@ export function submitDeleteAccount(deps: AppDeps): RequestHandler {
     const signedIn = await currentSession(deps, req, res);
     if (!signedIn) return res.redirect(303, signInUrl('/account'));
     const accounts = await listLinkedAccounts(deps, req);
-    const hasPassword = accounts.some((account) => account.providerId === 'credential');
+    const hasPassword = accounts.some((account) => account.providerId === CREDENTIAL_PROVIDER_ID);
     const password = fieldOf(req.body, 'password');
     if (hasPassword && !password) return renderAccount(deps, req, res, signedIn, 400, { deleteForm: { errors: { fields: { password: 'Enter your password to delete your account.' } } } });
     const reply = await callAuth(deps, req, res, {

@@ -30,29 +30,40 @@ export function Form({ title, fields, onSubmit, onCancel, error, focusLast }: Fo
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.name, f.initial ?? f.choices?.[0] ?? ''])));
   const [focus, setFocus] = useState(focusLast ? fields.length - 1 : 0);
   const [localError, setLocalError] = useState<string | undefined>();
+  // Keys can arrive faster than renders (a paste, a busy machine): each key works on what the previous one left,
+  // kept here, not on the values of the last render.
+  const latest = useRef({ values, focus });
   const submitting = useRef(false);
-  const field = fields[focus]!;
-  const set = (value: string) => setValues((v) => ({ ...v, [field.name]: value }));
+  const moveTo = (next: number) => {
+    latest.current.focus = next;
+    setFocus(next);
+  };
 
   useKeys((input, key) => {
+    const { focus: at } = latest.current;
+    const field = fields[at]!;
+    const set = (value: string) => {
+      latest.current.values = { ...latest.current.values, [field.name]: value };
+      setValues(latest.current.values);
+    };
     if (key.escape) return onCancel();
-    if ((key.return && focus === fields.length - 1) || (key.ctrl && input === 's')) {
+    if ((key.return && at === fields.length - 1) || (key.ctrl && input === 's')) {
       if (submitting.current) return;
       try {
         setLocalError(undefined);
-        onSubmit(values);
+        onSubmit(latest.current.values);
       } catch (problem) {
         setLocalError(problem instanceof Error ? problem.message : String(problem));
       }
       return;
     }
-    if (key.return || key.downArrow || (key.tab && !key.shift)) return setFocus((f) => Math.min(fields.length - 1, f + 1));
-    if (key.upArrow || (key.tab && key.shift)) return setFocus((f) => Math.max(0, f - 1));
-    const current = values[field.name] ?? '';
+    if (key.return || key.downArrow || (key.tab && !key.shift)) return moveTo(Math.min(fields.length - 1, at + 1));
+    if (key.upArrow || (key.tab && key.shift)) return moveTo(Math.max(0, at - 1));
+    const current = latest.current.values[field.name] ?? '';
     if (field.choices) {
-      const at = field.choices.indexOf(current);
-      if (key.rightArrow || input === ' ') set(field.choices[(at + 1) % field.choices.length]!);
-      else if (key.leftArrow) set(field.choices[(at - 1 + field.choices.length) % field.choices.length]!);
+      const index = field.choices.indexOf(current);
+      if (key.rightArrow || input === ' ') set(field.choices[(index + 1) % field.choices.length]!);
+      else if (key.leftArrow) set(field.choices[(index - 1 + field.choices.length) % field.choices.length]!);
       return;
     }
     if (key.backspace || key.delete) return set(current.slice(0, -1));

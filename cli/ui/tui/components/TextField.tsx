@@ -1,6 +1,6 @@
 import { Text } from 'ink';
 import { useKeys } from '../keys.js';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTheme } from '../theme.js';
 
 export interface TextFieldProps {
@@ -15,10 +15,17 @@ export interface TextFieldProps {
 
 /** A one-line input: type, Backspace, Enter submits, Esc cancels. */
 export function TextField({ label, initial = '', onChange, onSubmit, onCancel, isActive = true }: TextFieldProps) {
-  const [value, setValue] = useState(initial);
+  const [value, setValueState] = useState(initial);
+  // Keys can arrive faster than renders: each works on what the previous one left.
+  const latest = useRef(initial);
+  const setValue = (next: string) => {
+    latest.current = next;
+    setValueState(next);
+  };
   const theme = useTheme();
   useKeys(
     (input, key) => {
+      const value = latest.current;
       if (key.escape) return onCancel();
       if (key.return) return onSubmit(value);
       if (key.backspace || key.delete) {

@@ -26,7 +26,7 @@ function store() {
     }
     if (method === 'GET' && path.startsWith('/v1/products/')) return { items: products };
     if (method === 'PATCH' && path === '/v1/products/prod_1') {
-      products[0]!.is_archived = true;
+      Object.assign(products[0]!, body);
       return products[0];
     }
     if (method === 'POST' && path === '/v1/products/') {
@@ -104,6 +104,29 @@ describe('the Products tab', () => {
       path: '/v1/products/',
       body: { name: 'Team plan', organization_id: 'org_A', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 4900, price_currency: 'usd' }] },
     });
+  });
+});
+
+describe('editing a product', () => {
+  it('starts from the product as it is, refuses an edit that changes nothing, and sends only what changed, once', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('2');
+    await app.showing('Pro plan');
+    await app.press('e');
+    const form = await app.showing('Edit product “Pro plan” (billed every month');
+    expect(form).toMatch(/Name\s+Pro plan/);
+    expect(form).toMatch(/Prices\s+1500:usd/);
+    await app.press(KEY.down, KEY.down, KEY.enter);
+    await app.showing('✗ Nothing changed.');
+    await app.press(KEY.up, KEY.up, ...type(' Plus'), KEY.down, ...type('For teams'), KEY.down, KEY.enter);
+    const confirm = await app.showing('Update product “Pro plan” (prod_1):');
+    expect(confirm).toContain('Name: “Pro plan” → “Pro plan Plus”');
+    expect(confirm).toContain('Description: “For teams”');
+    expect(confirm).not.toContain('Prices:');
+    await app.press('y', 'y');
+    await app.showing('✓ Updated “Pro plan Plus”.');
+    expect(writes(fake.sent)).toEqual([{ method: 'PATCH', path: '/v1/products/prod_1', body: { name: 'Pro plan Plus', description: 'For teams' } }]);
   });
 });
 

@@ -254,18 +254,25 @@ describe('/v1/customer-meters', () => {
     expect(missing).toBeInstanceOf(ResourceNotFound);
   });
 
-  it('recomputes customer meters in the background after an ingest', async () => {
-    const customer = (await sdk().customers.create({ organizationId, email: `${unique('bg')}@example.com` })).id;
-    const meter = await sdk().meters.create({ organizationId, name: 'Background', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'bg' }] }, aggregation: { func: 'count' } });
-    await sdk().events.ingest({ events: [{ name: 'bg', customerId: customer }, { name: 'bg', customerId: customer }] });
+  it('recomputes customer meters in the background 30 seconds after an ingest', async () => {
+    // A sandbox organization of its own: its clock is moved on.
+    const shop = await createOrganization(owner, 'Background Co');
+    expect((await v1(owner.token, 'PATCH', `/organizations/${shop}/clock`, { sandbox: true })).status).toBe(200);
+    const customer = (await sdk().customers.create({ organizationId: shop, email: `${unique('bg')}@example.com` })).id;
+    const meter = await sdk().meters.create({ organizationId: shop, name: 'Background', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'bg' }] }, aggregation: { func: 'count' } });
+    await sdk().events.ingest({ events: [{ name: 'bg', customerId: customer, organizationId: shop }, { name: 'bg', customerId: customer, organizationId: shop }] });
+    const list = async () => (await sdk().customerMeters.list({ customerId: customer, meterId: meter.id })).result.items;
+    expect(await list()).toEqual([]);
+    const advanced = await v1(owner.token, 'POST', `/organizations/${shop}/clock/advance`, { by: '+31s' });
+    expect(advanced.status).toBe(200);
     let items: { consumedUnits: number }[] = [];
     for (let attempt = 0; attempt < 100 && items.length === 0; attempt++) {
-      items = (await sdk().customerMeters.list({ customerId: customer, meterId: meter.id })).result.items;
+      items = await list();
       if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(items).toMatchObject([{ consumedUnits: 2 }]);
     // The change is announced as the customer's new state.
-    const announced = await listEvents(daemon.db, organizationId, { type: 'customer.state_changed' });
+    const announced = await listEvents(daemon.db, shop, { type: 'customer.state_changed' });
     expect(announced.some((event) => (event.payload.data as { id?: string }).id === customer)).toBe(true);
   });
 });

@@ -14,7 +14,8 @@ const PRODUCTS = 'discount_products';
 /** Codes are unique and looked up case-insensitively: this is the form they are compared in. */
 export const codeKey = (code: string): string => code.toUpperCase();
 
-function toStoredDiscount(row: Record<string, unknown>, productIds: string[]): StoredDiscount {
+/** A discounts row as a StoredDiscount (`productIds` from discount_products; empty where a caller needs none). */
+export function toStoredDiscount(row: Record<string, unknown>, productIds: string[]): StoredDiscount {
   const common = {
     id: String(row.id),
     organizationId: String(row.organization_id),

@@ -11,7 +11,8 @@ import type { CancellationReason, PendingItem, Subscription, SubscriptionInterva
 const TABLE = 'subscriptions';
 const PRICES = 'subscription_prices';
 
-function toSubscription(row: Record<string, unknown>, priceIds: string[]): Subscription {
+/** A subscriptions row as a Subscription (`priceIds` from subscription_prices; empty where a caller needs no prices). */
+export function toSubscription(row: Record<string, unknown>, priceIds: string[]): Subscription {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),

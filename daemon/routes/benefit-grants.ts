@@ -1,8 +1,8 @@
-import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { z } from 'zod';
 import { downloadKey, grantDownloads, openDownload, type Downloadable } from '../../core/billing/benefit-grants/downloads.js';
 import { serializeFile } from '../../core/billing/files/serialize.js';
+import { sendStoredFile } from '../http/send-file.js';
 import type { V1Deps } from '../http/v1/deps.js';
 import { GRANT_SORT_PROPERTIES } from '../../core/billing/benefit-grants/schema.js';
 import { serializeGrant } from '../../core/billing/benefit-grants/serialize.js';
@@ -91,18 +91,12 @@ export function downloadRouter(deps: V1Deps): Router {
     try {
       if (!deps.fileStorage) throw new Error('tilld was started without a file storage');
       const { file, body } = await openDownload(deps.db, deps.clock, deps.fileStorage, await downloadKeyOf(deps), req.params.token);
-      res.setHeader('Content-Type', file.mimeType);
-      res.setHeader('Content-Length', String(file.size));
-      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
-      res.setHeader('Cache-Control', 'private, no-store');
-      res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      if (req.method === 'HEAD') {
-        body.destroy();
-        res.end();
-        return;
-      }
-      await pipeline(body, res);
+      await sendStoredFile(req, res, file, body, {
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'Cache-Control': 'private, no-store',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        'X-Content-Type-Options': 'nosniff',
+      });
     } catch (error) {
       if (res.headersSent) res.destroy();
       else next(error);

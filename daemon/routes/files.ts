@@ -1,5 +1,4 @@
 import { Router, type Request } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { DEFAULT_MAX_FILE_SIZE, FileCreate, FileUpdate, FileUploadCompleted } from '../../core/billing/files/schema.js';
 import { serializeFile, serializeFileUpload } from '../../core/billing/files/serialize.js';
@@ -9,6 +8,7 @@ import { completeUpload, receivePart } from '../../core/billing/files/upload.js'
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany } from '../../core/billing/shared/query.js';
+import { sendStoredFile } from '../http/send-file.js';
 import type { V1Deps } from '../http/v1/deps.js';
 import { defineRoute, organizationsWith, targetOrganization } from '../http/v1/route.js';
 
@@ -127,21 +127,15 @@ export function fileTransferRouter(deps: V1Deps): Router {
   router.get('/files/public/:id', async (req, res, next) => {
     try {
       const { file, body } = await openPublicFile(deps.db, storageOf(deps), req.params.id);
-      res.setHeader('Content-Type', file.mimeType);
-      res.setHeader('Content-Length', String(file.size));
-      if (file.checksumEtag) res.setHeader('ETag', file.checksumEtag);
-      // The bytes of a file id never change, so they may be cached for good.
-      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-      // Checkout pages and avatars on other origins embed these.
-      res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-      // An SVG served from the daemon's origin must not run scripts there.
-      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-      if (req.method === 'HEAD') {
-        body.destroy();
-        res.end();
-        return;
-      }
-      await pipeline(body, res);
+      await sendStoredFile(req, res, file, body, {
+        ...(file.checksumEtag ? { ETag: file.checksumEtag } : {}),
+        // The bytes of a file id never change, so they may be cached for good.
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        // Checkout pages and avatars on other origins embed these.
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+        // An SVG served from the daemon's origin must not run scripts there.
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+      });
     } catch (error) {
       if (res.headersSent) res.destroy();
       else next(error);

@@ -99,6 +99,37 @@ describe('OpenID Connect sign-in in Chromium', () => {
   });
 });
 
+describe('signing up through the provider in Chromium', () => {
+  it('offers the same "Continue with …" buttons on /sign-up, and the first sign-in through one makes the account', async () => {
+    const account = providerAccount('signup');
+    const page = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${daemon.url}/sign-up?next=%2Fdevice`);
+    expect(await page.getByRole('heading', { name: 'Or sign up with' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: /^Continue with / }).allTextContents()).toEqual(['Continue with Test IdP']);
+    await submit(page, 'Continue with Test IdP');
+    await logInAtProvider(page, account);
+    // On to the page `next` named, signed in to a new account made from the provider's claims.
+    expect(page.url()).toBe(`${daemon.url}/device`);
+    await page.goto(`${daemon.url}/account`);
+    expect(await page.locator('dl.facts').textContent()).toContain(account.email);
+    expect(await methodRows(page).allTextContents()).toEqual([expect.stringMatching(/^Test IdP/)]);
+    const users = (await daemon.db('user').where('email', account.email!.toLowerCase())) as { name: string; emailVerified: unknown }[];
+    expect(users).toHaveLength(1);
+    expect(users[0]!.name).toBe(account.name);
+  });
+
+  it('keeps the buttons when the form comes back with an error', async () => {
+    const page = await newPage();
+    await page.goto(`${daemon.url}/sign-up`);
+    await page.getByLabel('Name', { exact: true }).fill('Someone');
+    await page.getByLabel('Email address').fill(`short-${randomUUID().slice(0, 8)}@example.com`);
+    await page.getByLabel('Password').fill('short');
+    await submit(page, 'Create account');
+    expect(await page.locator('.field-error').allTextContents()).toEqual([expect.stringContaining('Password too short')]);
+    expect(await page.getByRole('button', { name: 'Continue with Test IdP' }).count()).toBe(1);
+  });
+});
+
 describe('sign-in methods on /account in Chromium', () => {
   it('links the provider to a password account, unlinks it, and refuses to unlink the last method', async () => {
     const user = newUser('methods');

@@ -34,6 +34,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   idp.faults.userinfoStatus = undefined;
+  idp.settings.claimsInIdToken = undefined;
 });
 
 const providerAccount = (label: string, extra: Partial<TestOidcAccount> = {}): TestOidcAccount =>
@@ -92,6 +93,29 @@ describe('the sign-in page with providers configured', () => {
     expect(toGoogle.hostname).toBe('accounts.google.com');
     expect(toGoogle.searchParams.get('redirect_uri')).toBe(`${daemon.url}/api/auth/callback/google`);
     expect(toGoogle.searchParams.get('scope')).toContain('email');
+  });
+});
+
+describe('the sign-up page with providers configured', () => {
+  it('offers the sign-in page\'s "Continue with …" buttons, posting to /sign-in/social with next, under the same form-action policy', async () => {
+    const response = await fetch(`${daemon.url}/sign-up?next=%2Fdevice`);
+    expect(response.headers.get('content-security-policy')).toContain(`form-action 'self' https://github.com https://accounts.google.com ${idp.issuer};`);
+    const html = await response.text();
+    expect(html).toContain('>Or sign up with</h2>');
+    for (const name of ['GitHub', 'Google', 'Test IdP']) expect(html).toContain(`>Continue with ${name}</button>`);
+    expect(html).toMatch(/<form [^>]*action="\/sign-in\/social" method="post"><input type="hidden" name="provider" value="oidc"\/><input type="hidden" name="next" value="\/device"\/>/);
+  });
+
+  it('shows no provider section without providers', async () => {
+    const plain = await startTestDaemon();
+    try {
+      const html = await (await fetch(`${plain.url}/sign-up`)).text();
+      expect(html).toContain('Create account');
+      expect(html).not.toContain('Continue with');
+      expect(html).not.toContain('Or sign up with');
+    } finally {
+      await plain.close();
+    }
   });
 });
 
@@ -250,6 +274,9 @@ describe('linking and unlinking from /account', () => {
     const unknown = await browser.request(`${daemon.url}/account/accounts/unlink`, { form: { account_id: 'not-an-account' } });
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain('Account not found');
+    const unknownApi = await browser.request(`${daemon.url}/api/auth/unlink-account`, { json: { accountId: 'not-an-account' } });
+    expect(unknownApi.status).toBe(400);
+    expect(await unknownApi.json()).toMatchObject({ code: 'ACCOUNT_NOT_FOUND', message: 'Account not found' });
 
     const unlinked = await browser.go(`${daemon.url}/account/accounts/unlink`, { form: { account_id: rows[1]!.id } });
     expect(unlinked.url).toBe(`${daemon.url}/account?notice=account-unlinked`);
@@ -354,7 +381,78 @@ describe('signing in with an ID token over the API (POST /api/auth/sign-in/socia
   });
 });
 
+describe('ID tokens that carry the user\'s claims (POST /api/auth/link-social and sign-in/social with idToken)', () => {
+  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+  const linkWithIdToken = (browser: HttpBrowser, token: string) =>
+    browser.request(`${daemon.url}/api/auth/link-social`, { json: { provider: 'oidc', callbackURL: '/account', idToken: { token } } });
+
+  it('refuses to link an identity that already signs in to another user: 409 SOCIAL_ACCOUNT_ALREADY_LINKED "Social account already linked"', async () => {
+    idp.settings.claimsInIdToken = true;
+    // The identity's owner signed up through the provider.
+    const account = providerAccount('owned');
+    const ownerBrowser = new HttpBrowser();
+    await signInWithOidc(ownerBrowser, account);
+    const owner = (await sessionUser(ownerBrowser))!;
+
+    // Someone else, signed in with a password, holds an ID token for that identity (the token is genuine:
+    // the provider issued it to the client) and asks to link it to their own account.
+    const token = await idp.issueIdToken(account);
+    expect(claimsOf(token)).toMatchObject({ sub: account.login, email: account.email, email_verified: true });
+    const other = newUser('claimer');
+    const browser = new HttpBrowser();
+    const otherId = await signUp(browser, other);
+    const refused = await linkWithIdToken(browser, token);
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ code: 'SOCIAL_ACCOUNT_ALREADY_LINKED', message: 'Social account already linked' });
+    expect((await accountsOf(otherId)).map((row) => row.providerId)).toEqual(['credential']);
+    expect((await accountsOf(owner.id)).map((row) => [row.providerId, row.accountId])).toEqual([['oidc', account.login]]);
+
+    // The owner presenting the same token is not refused: it is their own identity.
+    const own = await linkWithIdToken(ownerBrowser, token);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ status: true });
+    expect(await accountsOf(owner.id)).toHaveLength(1);
+  });
+
+  it('links an identity with the same verified address, which then signs in with an ID token of its own', async () => {
+    idp.settings.claimsInIdToken = true;
+    const user = newUser('idlink');
+    const browser = new HttpBrowser();
+    const userId = await signUp(browser, user);
+    const account = providerAccount('idlink', { email: user.email });
+
+    const linked = await linkWithIdToken(browser, await idp.issueIdToken(account));
+    expect(linked.status).toBe(200);
+    expect(await linked.json()).toMatchObject({ status: true });
+    expect((await accountsOf(userId)).map((row) => [row.providerId, row.accountId])).toEqual([
+      ['credential', userId],
+      ['oidc', account.login],
+    ]);
+
+    const elsewhere = new HttpBrowser();
+    const signedIn = await elsewhere.request(`${daemon.url}/api/auth/sign-in/social`, { json: { provider: 'oidc', idToken: { token: await idp.issueIdToken(account) } } });
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.json()).toMatchObject({ redirect: false, user: { id: userId } });
+    expect((await sessionUser(elsewhere))!.id).toBe(userId);
+  });
+});
+
 describe('deleting an account that has no password', () => {
+  it('answers 400 CREDENTIAL_ACCOUNT_NOT_FOUND "Credential account not found" to a password it does not have: changing it, or deleting with it', async () => {
+    const account = providerAccount('nopassword');
+    const browser = new HttpBrowser();
+    await signInWithOidc(browser, account);
+    const { id } = (await sessionUser(browser))!;
+    const change = await browser.request(`${daemon.url}/api/auth/change-password`, { json: { currentPassword: 'a guessed password', newPassword: 'a brand new passphrase' } });
+    expect(change.status).toBe(400);
+    expect(await change.json()).toEqual({ code: 'CREDENTIAL_ACCOUNT_NOT_FOUND', message: 'Credential account not found' });
+    const remove = await browser.request(`${daemon.url}/api/auth/delete-user`, { json: { password: 'a guessed password' } });
+    expect(remove.status).toBe(400);
+    expect(await remove.json()).toEqual({ code: 'CREDENTIAL_ACCOUNT_NOT_FOUND', message: 'Credential account not found' });
+    expect(await daemon.db('user').where('id', id)).toHaveLength(1);
+    expect((await accountsOf(id)).map((row) => row.providerId)).toEqual(['oidc']);
+  });
+
   it('mails a link from the account page, and following it deletes the account', async () => {
     const account = providerAccount('deleter');
     const browser = new HttpBrowser();
@@ -440,6 +538,14 @@ describe('with TILL_REQUIRE_EMAIL_VERIFICATION=1', () => {
       expect(new URL(refused.url).searchParams.get('error')).toBe('email_not_verified');
       expect(await refused.response.text()).toContain('Email not verified.');
       expect((await (await browser.request(`${strict.url}/api/auth/get-session`)).json())).toBeNull();
+      // The same over the API, with an ID token the provider issued: 403 EMAIL_NOT_VERIFIED, no session.
+      strictIdp.settings.claimsInIdToken = true;
+      const byToken = await new HttpBrowser().request(`${strict.url}/api/auth/sign-in/social`, {
+        json: { provider: 'oidc', idToken: { token: await strictIdp.issueIdToken(unverified) } },
+      });
+      expect(byToken.status).toBe(403);
+      expect(await byToken.json()).toMatchObject({ code: 'EMAIL_NOT_VERIFIED', message: 'Email not verified' });
+      expect(byToken.headers.getSetCookie().join(';')).not.toContain('better-auth.session_token=');
 
       // The account exists; the mailed link verifies it, and the provider then signs in.
       const [mail] = (await strict.db('mail_outbox').where('to_address', 'unverified@idp.example')) as { body: string }[];

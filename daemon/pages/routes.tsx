@@ -27,8 +27,8 @@ export function pageRoutes(deps: AppDeps): Router {
 
   router.get(STYLESHEET_PATH, serveStylesheet);
   router.get('/', home(deps));
-  // The sign-in and account pages carry buttons whose form posts are redirected to a provider.
-  router.use(['/sign-in', '/account'], allowProviderForms(deps));
+  // The sign-in, sign-up and account pages carry buttons whose form posts are redirected to a provider.
+  router.use(['/sign-in', '/sign-up', '/account'], allowProviderForms(deps));
   router.get('/sign-in', showSignIn(deps));
   router.post('/sign-in', ...form, submitSignIn(deps));
   router.post('/sign-in/social', ...form, startSocialSignIn(deps));

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 
@@ -27,6 +27,19 @@ export interface TestOidcProvider {
   addAccount(account: TestOidcAccount): TestOidcAccount;
   /** Switches a failure on: the userinfo endpoint answers this status instead of the claims. */
   faults: { userinfoStatus?: number };
+  /**
+   * Per-test switches. `claimsInIdToken`: ID tokens carry the account's `email`, `email_verified` and `name`
+   * (as Google's and many providers' do), which is what Better Auth's ID-token endpoints (`sign-in/social` and
+   * `link-social` with `idToken`) read. Off (the default), an ID token holds only `sub` and the claims are
+   * served at userinfo, which is what oidc-provider does by default (`conformIdTokenClaims`).
+   */
+  settings: { claimsInIdToken?: boolean };
+  /**
+   * An ID token for the account, got the way an app holding the client would get one: the authorization code
+   * flow (PKCE, a nonce) run against the provider directly, the code taken off the redirect to `redirectUri`
+   * (never followed, so tilld is not involved) and exchanged at the token endpoint.
+   */
+  issueIdToken(account: Pick<TestOidcAccount, 'login' | 'password'>, redirectUri?: string): Promise<string>;
   /** Requests the provider has received, as `METHOD path` (tests check what tilld asked for). */
   requests: string[];
   close(): Promise<void>;
@@ -54,6 +67,7 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
   const clientSecret = options.clientSecret ?? randomBytes(24).toString('base64url');
   const accounts = new Map<string, TestOidcAccount>();
   const faults: TestOidcProvider['faults'] = {};
+  const settings: TestOidcProvider['settings'] = {};
   const requests: string[] = [];
 
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -75,6 +89,8 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // Scope claims may go in the ID token; whether they do is `settings.claimsInIdToken`, decided per token below.
+    conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx: unknown, sub: string) {
@@ -82,7 +98,8 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
       if (!account) return undefined;
       return {
         accountId: sub,
-        async claims() {
+        async claims(use: string) {
+          if (use === 'id_token' && !settings.claimsInIdToken) return { sub };
           return {
             sub,
             ...(account.email !== undefined ? { email: account.email, email_verified: account.emailVerified ?? true } : {}),
@@ -125,6 +142,8 @@ export async function startTestOidcProvider(options: TestOidcOptions): Promise<T
       return account;
     },
     faults,
+    settings,
+    issueIdToken: (account, redirectUri = options.redirectUris[0]!) => issueIdToken(issuer, clientId, clientSecret, redirectUri, account),
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -209,6 +228,51 @@ function loginForm(res: ServerResponse, uid: string, error?: string) {
 <label>Password <input name="password" type="password" autocomplete="current-password"></label>
 <button type="submit">Sign in at the provider</button>
 </form></body></html>`);
+}
+
+async function issueIdToken(issuer: string, clientId: string, clientSecret: string, redirectUri: string, account: Pick<TestOidcAccount, 'login' | 'password'>): Promise<string> {
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL('/auth', issuer);
+  authorize.search = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    state: randomBytes(8).toString('hex'),
+    nonce: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const browser = new HttpBrowser();
+  const form = await browser.go(authorize.toString());
+  const action = (await form.response.text()).match(/<form method="post" action="([^"]+)"/)?.[1];
+  if (!action) throw new Error(`expected the provider's login form at ${form.url}`);
+  let current = new URL(action, form.url).toString();
+  let response = await browser.request(current, { form: { login: account.login, password: account.password } });
+  // Login, consent, and back to the client with a code: every hop but the last stays at the provider.
+  let code: string | null = null;
+  for (let hops = 0; hops < 20 && code === null; hops++) {
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`the provider stopped at ${current} with ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    await response.body?.cancel();
+    const next = new URL(location, current);
+    if (next.href.startsWith(redirectUri)) {
+      code = next.searchParams.get('code');
+      if (!code) throw new Error(`the provider answered without a code: ${next.href}`);
+      break;
+    }
+    current = next.href;
+    response = await browser.request(current);
+  }
+  if (code === null) throw new Error('the provider never sent the browser back');
+  const token = await fetch(new URL('/token', issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, client_secret: clientSecret, code_verifier: verifier }),
+  });
+  const body = (await token.json()) as { id_token?: string };
+  if (token.status !== 200 || !body.id_token) throw new Error(`token request failed (${token.status}): ${JSON.stringify(body)}`);
+  return body.id_token;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -9,6 +9,7 @@ import { sendPage } from '../render.js';
 import { NoticePage } from '../views/EmailPages.js';
 import { safeNext } from '../safe-next.js';
 import { SignUpPage } from '../views/SignUpPage.js';
+import { signInProviders } from '../../../core/auth/social.js';
 
 export const SignUpForm = z.object({
   name: z.string().trim().min(1, 'Enter your name.').max(200, 'Use at most 200 characters.'),
@@ -27,13 +28,18 @@ const DEFAULT_MIN_PASSWORD_LENGTH = 8;
 const minPasswordLength = (deps: AppDeps) =>
   (deps.auth.options.emailAndPassword as { minPasswordLength?: number }).minPasswordLength ?? DEFAULT_MIN_PASSWORD_LENGTH;
 
-/** GET /sign-up: the form. */
+/** GET /sign-up: the form, and the same provider buttons as /sign-in (their handler is /sign-in/social's). */
 export function showSignUp(deps: AppDeps): RequestHandler {
   return (req, res) => {
     sendPage(
       res,
       200,
-      <SignUpPage next={safeNext(req.query.next)} minPasswordLength={minPasswordLength(deps)} captchaProvider={captchaProvider(deps)} />,
+      <SignUpPage
+        next={safeNext(req.query.next)}
+        minPasswordLength={minPasswordLength(deps)}
+        captchaProvider={captchaProvider(deps)}
+        providers={signInProviders(deps.auth.options)}
+      />,
     );
   };
 }
@@ -47,7 +53,14 @@ export function submitSignUp(deps: AppDeps): RequestHandler {
       sendPage(
         res,
         status,
-        <SignUpPage {...typed} next={next} errors={errors} minPasswordLength={minPasswordLength(deps)} captchaProvider={captchaProvider(deps)} />,
+        <SignUpPage
+          {...typed}
+          next={next}
+          errors={errors}
+          minPasswordLength={minPasswordLength(deps)}
+          captchaProvider={captchaProvider(deps)}
+          providers={signInProviders(deps.auth.options)}
+        />,
       );
 
     const form = parseForm(SignUpForm, req.body);

@@ -51,16 +51,7 @@ export function SignInPage({ email = '', next, errors = {}, captchaProvider, not
           </button>
         </div>
       </form>
-      {providers.length > 0 ? (
-        <section aria-labelledby="providers-heading">
-          <h2 id="providers-heading">Or sign in with</h2>
-          <div className="actions">
-            {providers.map((provider) => (
-              <PostButton key={provider.id} action="/sign-in/social" fields={{ provider: provider.id, next }} label={`Continue with ${provider.name}`} variant="secondary" />
-            ))}
-          </div>
-        </section>
-      ) : null}
+      <ProviderButtons providers={providers} next={next} heading="Or sign in with" />
       <p>
         <a href="/forgot-password">Forgot your password?</a>
       </p>
@@ -68,5 +59,24 @@ export function SignInPage({ email = '', next, errors = {}, captchaProvider, not
         New to Till? <a href={withNext('/sign-up', next)}>Create an account</a>
       </p>
     </Layout>
+  );
+}
+
+/**
+ * A "Continue with …" button per configured provider, on /sign-in and /sign-up alike: a plain form post to
+ * /sign-in/social, which sends the browser to the provider. The first sign-in through a provider makes the
+ * account, so the same button signs up.
+ */
+export function ProviderButtons({ providers, next, heading }: { providers: SignInProvider[]; next: string; heading: string }) {
+  if (providers.length === 0) return null;
+  return (
+    <section aria-labelledby="providers-heading">
+      <h2 id="providers-heading">{heading}</h2>
+      <div className="actions">
+        {providers.map((provider) => (
+          <PostButton key={provider.id} action="/sign-in/social" fields={{ provider: provider.id, next }} label={`Continue with ${provider.name}`} variant="secondary" />
+        ))}
+      </div>
+    </section>
   );
 }

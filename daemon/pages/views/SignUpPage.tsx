@@ -6,6 +6,8 @@ import { Layout } from '../components/Layout.js';
 import { HiddenFields } from '../components/PostButton.js';
 import type { FormErrors } from '../forms.js';
 import { withNext } from '../safe-next.js';
+import type { SignInProvider } from '../../../core/auth/social.js';
+import { ProviderButtons } from './SignInPage.js';
 
 export interface SignUpPageProps {
   name?: string;
@@ -15,9 +17,11 @@ export interface SignUpPageProps {
   minPasswordLength: number;
   errors?: FormErrors;
   captchaProvider?: string;
+  /** Configured providers: the same "Continue with …" buttons as /sign-in (the first sign-in makes the account). */
+  providers?: SignInProvider[];
 }
 
-export function SignUpPage({ name = '', email = '', username = '', next, minPasswordLength, errors = {}, captchaProvider }: SignUpPageProps) {
+export function SignUpPage({ name = '', email = '', username = '', next, minPasswordLength, errors = {}, captchaProvider, providers = [] }: SignUpPageProps) {
   const fields = errors.fields ?? {};
   return (
     <Layout title="Create your account" narrow>
@@ -56,6 +60,7 @@ export function SignUpPage({ name = '', email = '', username = '', next, minPass
           </button>
         </div>
       </form>
+      <ProviderButtons providers={providers} next={next} heading="Or sign up with" />
       <p>
         Already have an account? <a href={withNext('/sign-in', next)}>Sign in</a>
       </p>

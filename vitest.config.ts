@@ -1,14 +1,91 @@
-import { defineConfig } from 'vitest/config';
+import { relative } from 'node:path';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest, longest first. Vitest orders files by the durations of its last run when its cache
+ * (node_modules/.vite) has them, and otherwise by file size, so on a fresh checkout (CI runs `npm ci`) the crash test,
+ * a short file that runs for minutes, came last and ran alone at the end for about three of the suite's seven minutes.
+ * These start first whatever the cache says; the rest keep vitest's order.
+ */
+const LONGEST_FIRST = [
+  'daemon/webhooks/crash.test.ts',
+  'daemon/pages/account-forms.test.ts',
+  'core/auth/knex-adapter.test.ts',
+  'daemon/pages/checkout.test.ts',
+  'cli/commands/ui.test.ts',
+  'daemon/auth/rate-limit.test.ts',
+  'cli/commands/events-ingest/ingest.test.ts',
+];
+
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST_FIRST.indexOf(relative(file.project.config.root, file.moduleId).split('\\').join('/'));
+      return index === -1 ? LONGEST_FIRST.length : index;
+    };
+    // Array.prototype.sort is stable: files outside the list keep the order vitest chose.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+/**
+ * Test files that never open a database: pure functions, the CLI against fake servers or none, the TUI against a fake
+ * backend. They run in the SQLite pass; the PostgreSQL pass (TILL_TEST_DATABASE_URL set) skips them, since they would
+ * only repeat identical work. The list is explicit: a new file runs in both passes until it is added here, and a file
+ * listed here must not start a daemon, create a test database or read TILL_TEST_DATABASE_URL.
+ */
+const DATABASE_FREE = [
+  'cli/api/retry.test.ts',
+  'cli/auth/device-api.test.ts',
+  'cli/auth/device-login.test.ts',
+  'cli/bundle.test.ts',
+  'cli/input/pairs.test.ts',
+  'cli/input/price.test.ts',
+  'cli/main.test.ts',
+  'cli/resources/fields.test.ts',
+  'cli/resources/help.test.ts',
+  'cli/ui/tui/App.test.tsx',
+  'cli/ui/tui/SignIn.test.tsx',
+  'cli/ui/tui/event-store.test.ts',
+  'cli/ui/tui/tabs/ResourceTab.test.tsx',
+  'cli/ui/tui/tabs/meters.test.tsx',
+  'cli/ui/tui/tabs/resend.test.tsx',
+  'core/auth/verify-token.test.ts',
+  'core/billing/benefits/guild-token.test.ts',
+  'core/billing/checkouts/custom-field-data.test.ts',
+  'core/billing/customers/tax-id.test.ts',
+  'core/billing/files/local-storage.test.ts',
+  'core/billing/files/serialize.test.ts',
+  'core/billing/orders/invoice.test.ts',
+  'core/billing/pricing/amounts.test.ts',
+  'core/billing/products/prices.test.ts',
+  'core/db/columns.test.ts',
+  'core/payments/sandbox.test.ts',
+  'core/webhooks/address.test.ts',
+  'core/webhooks/send.test.ts',
+  'core/webhooks/signing.test.ts',
+  'daemon/config.test.ts',
+  'daemon/http/request-context.test.ts',
+  'daemon/pages/checkout/form.test.ts',
+  'daemon/pages/checkout/money.test.ts',
+  'daemon/pages/checkout/views/views.test.tsx',
+];
+
+const onPostgres = Boolean(process.env.TILL_TEST_DATABASE_URL);
 
 export default defineConfig({
   test: {
     include: ['core/**/*.test.ts', 'daemon/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}'],
+    exclude: [...configDefaults.exclude, ...(onPostgres ? DATABASE_FREE : [])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Most test files wait on daemons, browsers and child processes rather than compute: three files at a time
     // keep two cores busy (vitest's default on a 2-core machine is one file at a time).
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirstSequencer },
     globalSetup: ['core/testing/global-setup.ts'],
   },
 });

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Executor } from '../db/database.js';
 import { fromDbTime, newId, toDbTime } from '../db/columns.js';
 
@@ -55,13 +55,17 @@ export function createMailer(db: Executor, settings: MailSettings, log?: MailLog
 }
 
 function smtpMailer(url: string, from: string, log?: MailLog): Mailer {
-  const transporter: Transporter = nodemailer.createTransport(url);
+  // nodemailer is loaded here, only when SMTP is configured: a daemon on the local outbox never reads it (it is a
+  // sizeable share of what tilld would otherwise load at start-up). Messages wait for the transport to be ready.
+  const transporter: Promise<Transporter> = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url));
+  // A failure to create the transport is reported with the first message that needs it.
+  transporter.catch(() => {});
   const pending = new Set<Promise<void>>();
   return {
     transport: 'smtp',
     async send(message) {
       const sending = transporter
-        .sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html })
+        .then((transport) => transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html }))
         .then(
           () => {},
           (err: unknown) => {
@@ -74,7 +78,9 @@ function smtpMailer(url: string, from: string, log?: MailLog): Mailer {
     async idle() {
       while (pending.size) await Promise.all([...pending]);
     },
-    close: () => transporter.close(),
+    close: () => {
+      transporter.then((transport) => transport.close(), () => {});
+    },
   };
 }
 

@@ -9,9 +9,18 @@ import { build } from 'esbuild';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * This checkout's daemon, bundled (our code in one file, packages from node_modules) into a directory of the
- * test's own: what `bin/tilld` runs, built from the sources as they are now rather than read from a shared
- * dist/ that another build may be rewriting, and quicker to start, which a test that restarts it 100 times needs.
+ * Packages esbuild must leave to Node: native addons (the SQLite drivers), pdfkit (it reads its font files from
+ * beside its own sources; it is imported lazily, for invoice PDFs only), and drivers knex can load for databases
+ * Till does not use, which are not installed.
+ */
+const UNBUNDLED = ['better-sqlite3', 'sqlite3', 'pdfkit', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
+
+/**
+ * This checkout's daemon, bundled into a directory of the test's own: what `bin/tilld` runs, built from the sources
+ * as they are now rather than read from a shared dist/ that another build may be rewriting. Packages are bundled
+ * too (except UNBUNDLED), and code behind dynamic imports goes to chunks loaded on first use: Node then reads and
+ * compiles a few files instead of resolving some 1,400 package modules, so tilld answers /healthz in about 0.3 s instead of
+ * 0.6 s (measured on a quiet 2-core machine), which a test that restarts it 100 times needs.
  */
 export async function buildTilld(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'till-tilld-'));
@@ -19,19 +28,26 @@ export async function buildTilld(): Promise<string> {
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   const entry = join(dir, 'entry.ts');
   writeFileSync(entry, `import { main } from ${JSON.stringify(join(ROOT, 'daemon/main.ts'))};\nprocess.exitCode = await main(process.argv.slice(2), process.env);\n`);
-  const outfile = join(dir, 'lib', 'tilld.mjs');
   await build({
-    entryPoints: [entry],
-    outfile,
+    entryPoints: { tilld: entry },
+    outdir: join(dir, 'lib'),
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
+    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    external: UNBUNDLED,
+    // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __tillCreateRequire } from 'node:module'; const require = __tillCreateRequire(import.meta.url);" },
+    // Less text to read and parse at every start; names stay as written, so stack traces still read.
+    minifyWhitespace: true,
+    minifySyntax: true,
     jsx: 'automatic',
     logLevel: 'error',
   });
-  return outfile;
+  return join(dir, 'lib', 'tilld.mjs');
 }
 
 /** A port nobody listens on right now. */

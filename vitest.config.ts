@@ -73,19 +73,39 @@ const DATABASE_FREE = [
   'daemon/pages/checkout/views/views.test.tsx',
 ];
 
+/**
+ * Files that need a process of their own. Everything else shares a process per worker (`isolate: false`): a file
+ * then reuses the modules the worker already loaded (Better Auth, knex, Express, React and all of Till) instead of
+ * loading them again, which cost about 1.5 s of CPU per file, near half of what the suite spent. Tests keep no
+ * state between files, with one exception: Better Auth keeps rate-limit counters in a Map of its module
+ * (better-auth/dist/api/rate-limiter), so a file whose daemon limits requests would count the requests of files
+ * before it in the same process. These files run with limiting on; a file added that turns it on belongs here.
+ */
+const OWN_PROCESS = ['daemon/auth/rate-limit.test.ts', 'daemon/auth/tilld.test.ts', 'daemon/pages/protections.test.ts'];
+
 const onPostgres = Boolean(process.env.TILL_TEST_DATABASE_URL);
+const include = ['core/**/*.test.ts', 'daemon/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}'];
+const exclude = [...configDefaults.exclude, ...(onPostgres ? DATABASE_FREE : [])];
+
+const common = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks',
+  sequence: { sequencer: LongestFirstSequencer },
+} as const;
 
 export default defineConfig({
   test: {
-    include: ['core/**/*.test.ts', 'daemon/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}'],
-    exclude: [...configDefaults.exclude, ...(onPostgres ? DATABASE_FREE : [])],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    ...common,
     // Most test files wait on daemons, browsers and child processes rather than compute: three files at a time
     // keep two cores busy (vitest's default on a 2-core machine is one file at a time).
     maxWorkers: 3,
-    sequence: { sequencer: LongestFirstSequencer },
-    globalSetup: ['core/testing/global-setup.ts'],
+    projects: [
+      {
+        // Builds the CLI (CLI tests run the built `till`) and, on PostgreSQL, the migrated template database.
+        test: { ...common, name: 'shared', include, exclude: [...exclude, ...OWN_PROCESS], isolate: false, globalSetup: ['core/testing/global-setup.ts'] },
+      },
+      { test: { ...common, name: 'own-process', include: OWN_PROCESS, exclude, isolate: true } },
+    ],
   },
 });

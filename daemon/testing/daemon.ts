@@ -19,7 +19,7 @@ export interface TestDaemon extends RunningDaemon {
  * `env` takes the same variables as bin/tilld (rate limiting is off unless asked for).
  */
 export async function startTestDaemon(env: Record<string, string> = {}, tweak?: (config: DaemonConfig) => void): Promise<TestDaemon> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const config = loadConfig({
     TILL_PORT: '0',
     TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-data-')),

@@ -21,7 +21,8 @@ import {
   DEFAULT_OIDC_NAME,
   DEFAULT_OIDC_PROVIDER_ID,
   DEFAULT_OIDC_SCOPES,
-  RESERVED_PROVIDER_IDS,
+  BUILT_IN_NAMES,
+  CREDENTIAL_PROVIDER_ID,
   type OAuthClientSettings,
   type OidcSettings,
   type SocialSettings,
@@ -198,7 +199,7 @@ function socialSettings(env: Env): SocialSettings {
   const google = oauthClient(env, 'TILL_GOOGLE');
   const oidc = oidcSettings(env);
   if (oidc && ((oidc.providerId === 'github' && github) || (oidc.providerId === 'google' && google))) {
-    throw new ConfigError(`TILL_OIDC_PROVIDER_ID "${oidc.providerId}" is already the id of the ${oidc.providerId === 'github' ? 'GitHub' : 'Google'} sign-in configured by TILL_${oidc.providerId.toUpperCase()}_CLIENT_ID; choose another`);
+    throw new ConfigError(`TILL_OIDC_PROVIDER_ID "${oidc.providerId}" is already the id of the ${BUILT_IN_NAMES[oidc.providerId]} sign-in configured by TILL_${oidc.providerId.toUpperCase()}_CLIENT_ID; choose another`);
   }
   return { ...(github ? { github } : {}), ...(google ? { google } : {}), ...(oidc ? { oidc } : {}) };
 }
@@ -240,7 +241,7 @@ function oidcSettings(env: Env): OidcSettings | undefined {
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(providerId)) {
     throw new ConfigError(`TILL_OIDC_PROVIDER_ID must be lowercase letters, digits, "-" or "_" (at most 40, starting with a letter or digit); got "${providerId}"`);
   }
-  if (providerId === RESERVED_PROVIDER_IDS[0]) throw new ConfigError('TILL_OIDC_PROVIDER_ID cannot be "credential": that id is the password sign-in');
+  if (providerId === CREDENTIAL_PROVIDER_ID) throw new ConfigError('TILL_OIDC_PROVIDER_ID cannot be "credential": that id is the password sign-in');
   const name = env.TILL_OIDC_NAME?.trim() || DEFAULT_OIDC_NAME;
   if (name.length > 60) throw new ConfigError(`TILL_OIDC_NAME must be at most 60 characters; got ${name.length}`);
   const rawScopes = env.TILL_OIDC_SCOPES?.trim();

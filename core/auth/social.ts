@@ -30,13 +30,11 @@ export const DEFAULT_OIDC_NAME = 'SSO';
 /** Without `email`, a provider's answer has no address and sign-in fails (USER_EMAIL_NOT_FOUND). */
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 
-/** Provider ids Till itself uses: the password account, and the built-in providers' own ids. */
-export const RESERVED_PROVIDER_IDS = ['credential', 'github', 'google'] as const;
-
 /** The account row of a password sign-in; every other providerId is a linked service. */
 export const CREDENTIAL_PROVIDER_ID = 'credential';
 
-const BUILT_IN_NAMES: Record<string, string> = { github: 'GitHub', google: 'Google' };
+/** The built-in providers' ids and what their buttons call them. */
+export const BUILT_IN_NAMES: Record<string, string> = { github: 'GitHub', google: 'Google' };
 
 /**
  * Better Auth's `socialProviders` option: GitHub and Google, each when its client is set. With

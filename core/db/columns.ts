@@ -9,41 +9,47 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 export const newId = (): string => randomUUID();
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const randomPool = new Uint8Array(10 * 1024);
-let poolOffset = randomPool.length;
-let lastMs = -1;
-let sequence = 0;
 
 /**
- * A time-ordered UUID (RFC 9562 version 7): 48 bits of epoch milliseconds, a 12-bit counter within the
- * millisecond (so ids made by one process sort in creation order), then 62 random bits. For rows inserted at
- * volume (ingested events): each new id lands at the end of the primary-key index instead of at a random page,
- * which doubles SQLite's insert rate at a million rows. Any UUID parser accepts it.
+ * A generator of time-ordered UUIDs (RFC 9562 version 7): 48 bits of epoch milliseconds, a 12-bit counter within
+ * the millisecond (so the ids one generator makes sort in the order it made them, even if the clock steps back),
+ * then 62 random bits. For rows inserted at volume (ingested events): each new id lands at the end of the
+ * primary-key index instead of at a random page, which doubles SQLite's insert rate at a million rows. Any UUID
+ * parser accepts it.
  */
-export function newTimeOrderedId(now = Date.now()): string {
-  if (poolOffset + 10 > randomPool.length) {
-    randomFillSync(randomPool);
-    poolOffset = 0;
-  }
-  const random = randomPool.subarray(poolOffset, poolOffset + 10);
-  poolOffset += 10;
-  if (now > lastMs) {
-    lastMs = now;
-    sequence = ((random[0]! << 4) | (random[1]! >> 4)) & 0x3ff; // a random start leaves room to count up
-  } else {
-    sequence++;
-    if (sequence > 0xfff) {
-      lastMs++; // more than ~3,000 ids in one millisecond: borrow the next one rather than repeat
-      sequence = 0;
+export function timeOrderedIds(): (now?: number) => string {
+  const randomPool = new Uint8Array(10 * 1024);
+  let poolOffset = randomPool.length;
+  let lastMs = -1;
+  let sequence = 0;
+  return (now = Date.now()) => {
+    if (poolOffset + 10 > randomPool.length) {
+      randomFillSync(randomPool);
+      poolOffset = 0;
     }
-  }
-  const ms = lastMs.toString(16).padStart(12, '0');
-  const r = (i: number) => HEX[random[i]!]!;
-  return (
-    `${ms.slice(0, 8)}-${ms.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${HEX[(random[2]! & 0x3f) | 0x80]}${r(3)}-` +
-    `${r(4)}${r(5)}${r(6)}${r(7)}${r(8)}${r(9)}`
-  );
+    const random = randomPool.subarray(poolOffset, poolOffset + 10);
+    poolOffset += 10;
+    if (now > lastMs) {
+      lastMs = now;
+      sequence = ((random[0]! << 4) | (random[1]! >> 4)) & 0x3ff; // a random start leaves room to count up
+    } else {
+      sequence++;
+      if (sequence > 0xfff) {
+        lastMs++; // more than ~3,000 ids in one millisecond: borrow the next one rather than repeat
+        sequence = 0;
+      }
+    }
+    const ms = lastMs.toString(16).padStart(12, '0');
+    const r = (i: number) => HEX[random[i]!]!;
+    return (
+      `${ms.slice(0, 8)}-${ms.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${HEX[(random[2]! & 0x3f) | 0x80]}${r(3)}-` +
+      `${r(4)}${r(5)}${r(6)}${r(7)}${r(8)}${r(9)}`
+    );
+  };
 }
+
+/** The process's time-ordered ids (see timeOrderedIds). */
+export const newTimeOrderedId = timeOrderedIds();
 
 export const toDbTime = (date: Date): string => date.toISOString();
 export const toDbTimeOrNull = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);

@@ -100,7 +100,7 @@ async function bucketQuery(db: Executor, meter: Meter, query: QuantitiesQuery, c
 
 /**
  * A meter's quantity per interval between two instants, and over the whole range, computed by the database in one
- * query (each bucket an index range scan on SQLite, one range scan bucketed by width_bucket on PostgreSQL).
+ * query (each bucket an index range scan; see bucketQuery).
  */
 export async function meterQuantities(db: Executor, meter: Meter, query: QuantitiesQuery): Promise<Quantities> {
   if (!isTimeZone(query.timezone)) throw invalid('timezone', `Unknown timezone: ${query.timezone}`);

@@ -45,8 +45,18 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   };
-  if (options.migrated) await migrateToLatest(db).catch(async (error) => Promise.reject(await destroy().then(() => error, () => error)));
+  if (options.migrated) await migrateOrDestroy(db, destroy);
   return { db, config, destroy };
+}
+
+/** Migrates a new test database; if that fails, removes the database before the error goes on. */
+async function migrateOrDestroy(db: Database, destroy: () => Promise<void>): Promise<void> {
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await destroy().catch(() => undefined);
+    throw error;
+  }
 }
 
 async function createPostgresTestDatabase(serverUrl: string, migrated: boolean): Promise<TestDatabase> {
@@ -64,6 +74,6 @@ async function createPostgresTestDatabase(serverUrl: string, migrated: boolean):
     await admin.destroy();
   };
   // No template (a run without the global setup): migrate here, since the caller asked for a migrated database.
-  if (migrated && !template) await migrateToLatest(db).catch(async (error) => Promise.reject(await destroy().then(() => error, () => error)));
+  if (migrated && !template) await migrateOrDestroy(db, destroy);
   return { db, config, destroy };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../core/mail/testing.js';
 import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
-import { newUser, signUpOverHttp, type TestUser } from './pages/testing.js';
+import { postAuthJson, signedUpAccount } from './pages/testing.js';
 
 let smtp: TestSmtpServer;
 let daemon: TestDaemon;
@@ -15,21 +15,8 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function api(path: string, body: unknown, cookie?: string) {
-  const response = await fetch(`${daemon.url}/api/auth${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: daemon.url, ...(cookie ? { cookie } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, any> };
-}
-
-async function account(label: string): Promise<{ user: TestUser; cookie: string; id: string }> {
-  const user = newUser(label);
-  const cookie = await signUpOverHttp(daemon.url, user);
-  const session = await fetch(`${daemon.url}/api/auth/get-session`, { headers: { cookie } });
-  return { user, cookie, id: ((await session.json()) as { user: { id: string } }).user.id };
-}
+const api = (path: string, body: unknown, cookie?: string) => postAuthJson(daemon.url, path, body, cookie);
+const account = (label: string) => signedUpAccount(daemon.url, label);
 
 const count = async (table: string, column: string, value: string) => Number(((await daemon.db(table).where(column, value).count({ n: '*' })) as { n: unknown }[])[0]!.n);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
-import { newUser, signUpOverHttp, type TestUser } from '../pages/testing.js';
+import { postAuthJson, signedUpAccount, type TestUser } from '../pages/testing.js';
 
 /**
  * SPEC §8 messages that the email, invitation and delete-user flows produce and that no flow's own test
@@ -18,21 +18,8 @@ afterAll(async () => {
   await daemon?.close();
 });
 
-async function api(path: string, body: unknown, cookie?: string) {
-  const response = await fetch(`${daemon.url}/api/auth${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: daemon.url, ...(cookie ? { cookie } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, any> };
-}
-
-async function account(label: string): Promise<{ user: TestUser; cookie: string; id: string }> {
-  const user = newUser(label);
-  const cookie = await signUpOverHttp(daemon.url, user);
-  const session = await fetch(`${daemon.url}/api/auth/get-session`, { headers: { cookie } });
-  return { user, cookie, id: ((await session.json()) as { user: { id: string } }).user.id };
-}
+const api = (path: string, body: unknown, cookie?: string) => postAuthJson(daemon.url, path, body, cookie);
+const account = (label: string) => signedUpAccount(daemon.url, label);
 
 /** The newest mail to `to` whose body has a link starting with `prefix`: that link. */
 async function mailedLink(to: string, prefix: string): Promise<string> {

@@ -37,6 +37,24 @@ export async function signUpOverHttp(url: string, user: TestUser): Promise<strin
 }
 
 /** Posts a page form the way a browser would (same origin), without following the redirect. */
+/** POSTs JSON to one of Better Auth's endpoints (`path` under /api/auth), as a browser would, with a session cookie if given. */
+export async function postAuthJson(url: string, path: string, body: unknown, cookie?: string): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await fetch(`${url}/api/auth${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url, ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, any> };
+}
+
+/** A new account signed up over HTTP: the user, its session cookie and its id. */
+export async function signedUpAccount(url: string, label: string): Promise<{ user: TestUser; cookie: string; id: string }> {
+  const user = newUser(label);
+  const cookie = await signUpOverHttp(url, user);
+  const session = await fetch(`${url}/api/auth/get-session`, { headers: { cookie } });
+  return { user, cookie, id: ((await session.json()) as { user: { id: string } }).user.id };
+}
+
 export async function postForm(
   url: string,
   path: string,

@@ -188,4 +188,21 @@ describe('/v1/license-keys', () => {
     const event = events.find((e) => (e.payload.data as { properties: { license_key_id?: string } }).properties.license_key_id === key.id);
     expect(event?.payload.data).toMatchObject({ is_granted: true, properties: { license_key_id: key.id, display_key: key.displayKey }, benefit: { type: 'license_keys' } });
   });
+  it('names no seat member before Polar-Version 2026-10 and a null one from it, on every key-bearing answer', async () => {
+    const { key } = await purchase();
+    const read = (version: string, path: string, init: RequestInit = {}) =>
+      fetch(`${daemon.url}/v1${path}`, { ...init, headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'polar-version': version } }).then((res) => res.json());
+    const current = await read('2026-04', `/license-keys/${key.id}`);
+    expect(current.id).toBe(key.id);
+    expect(current).not.toHaveProperty('member_id');
+    expect(current).not.toHaveProperty('member');
+    const next = await read('2026-10', `/license-keys/${key.id}`);
+    expect(next).toMatchObject({ id: key.id, member_id: null, member: null });
+    const listed = await read('2026-10', `/license-keys/?organization_id=${organizationId}`);
+    expect(listed.items.every((item: Record<string, unknown>) => item.member === null && item.member_id === null)).toBe(true);
+    const validated = await read('2026-10', '/license-keys/validate', { method: 'POST', body: JSON.stringify({ key: key.key, organization_id: organizationId }) });
+    expect(validated).toMatchObject({ id: key.id, member_id: null, member: null });
+    const activated = await read('2026-10', '/license-keys/activate', { method: 'POST', body: JSON.stringify({ key: key.key, organization_id: organizationId, label: 'laptop' }) });
+    expect(activated.license_key).toMatchObject({ id: key.id, member_id: null, member: null });
+  });
 });

@@ -46,9 +46,9 @@ const keyOperations = (prefix: '/v1/license-keys' | '/v1/customer-portal/license
       scopes: WRITE,
       public: isPublic,
       body: LicenseKeyValidate,
-      handler: async ({ principal, body, deps }) => {
+      handler: async ({ principal, body, deps, apiVersion }) => {
         const { key, customer, activation } = await validateLicenseKey(deps.db, deps.clock, guard(principal, body));
-        return serializeValidatedLicenseKey(key, customer, activation);
+        return serializeValidatedLicenseKey(key, customer, activation, apiVersion);
       },
     }),
     defineRoute({
@@ -60,9 +60,9 @@ const keyOperations = (prefix: '/v1/license-keys' | '/v1/customer-portal/license
       scopes: WRITE,
       public: isPublic,
       body: LicenseKeyActivate,
-      handler: async ({ principal, body, deps }) => {
+      handler: async ({ principal, body, deps, apiVersion }) => {
         const { key, customer, activation } = await activateLicenseKey(deps.db, deps.clock, guard(principal, body));
-        return serializeActivationRead(activation, key, customer);
+        return serializeActivationRead(activation, key, customer, apiVersion);
       },
     }),
     defineRoute({
@@ -95,11 +95,11 @@ export const licenseKeyRoutes = [
       benefit_id: oneOrMany(z.string()).optional(),
       status: oneOrMany(z.enum(LICENSE_KEY_STATUSES)).optional(),
     }),
-    handler: async ({ principal, query, deps }) => {
+    handler: async ({ principal, query, deps, apiVersion }) => {
       const readable = organizationsWith(principal, READ);
       const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
       const page = await listLicenseKeys(deps.db, { organizationIds, benefitIds: query.benefit_id, statuses: query.status }, query);
-      return listResource(page, query, ({ key, customer }) => serializeLicenseKey(key, customer));
+      return listResource(page, query, ({ key, customer }) => serializeLicenseKey(key, customer, apiVersion));
     },
   }),
   // The key operations come before `/:id`, so `validate` is never read as an id.
@@ -113,9 +113,9 @@ export const licenseKeyRoutes = [
     tag: TAG,
     scopes: READ,
     params: IdParams,
-    handler: async ({ principal, params, deps }) => {
+    handler: async ({ principal, params, deps, apiVersion }) => {
       const { key, customer, activations } = await getLicenseKey(deps.db, organizationsWith(principal, READ), params.id);
-      return serializeLicenseKeyWithActivations(key, customer, activations);
+      return serializeLicenseKeyWithActivations(key, customer, activations, apiVersion);
     },
   }),
   defineRoute({
@@ -127,9 +127,9 @@ export const licenseKeyRoutes = [
     scopes: WRITE,
     params: IdParams,
     body: LicenseKeyUpdate,
-    handler: async ({ principal, params, body, deps }) => {
+    handler: async ({ principal, params, body, deps, apiVersion }) => {
       const { key, customer } = await updateLicenseKey(deps.db, deps.clock, organizationsWith(principal, WRITE), params.id, body);
-      return serializeLicenseKey(key, customer);
+      return serializeLicenseKey(key, customer, apiVersion);
     },
   }),
   defineRoute({
@@ -140,9 +140,9 @@ export const licenseKeyRoutes = [
     tag: TAG,
     scopes: READ,
     params: z.object({ id: z.string().min(1), activation_id: z.string().min(1) }),
-    handler: async ({ principal, params, deps }) => {
+    handler: async ({ principal, params, deps, apiVersion }) => {
       const { key, customer, activation } = await getActivation(deps.db, organizationsWith(principal, READ), params.id, params.activation_id);
-      return serializeActivationRead(activation, key, customer);
+      return serializeActivationRead(activation, key, customer, apiVersion);
     },
   }),
 ];

@@ -4,7 +4,9 @@ import type { Principal } from '../../../core/billing/shared/principal.js';
 import { ANONYMOUS, reachableOrganizations } from '../../../core/billing/shared/principal.js';
 import type { Scope } from '../../../core/billing/shared/scopes.js';
 import { CoreError } from '../../../core/errors.js';
+import type { ApiVersion } from '../../../core/billing/shared/api-version.js';
 import { parseInput } from '../validate.js';
+import { requestApiVersion } from './api-version.js';
 import type { V1Deps } from './deps.js';
 import { resolvePrincipal } from './principal.js';
 
@@ -17,6 +19,8 @@ export interface RouteContext<P, Q, B> {
   body: B;
   /** The raw query (for `metadata[key]` filters, which a schema cannot name). */
   rawQuery: Record<string, unknown>;
+  /** The `Polar-Version` the caller asked for: serializers whose wire differs between versions take it. */
+  apiVersion: ApiVersion;
   deps: V1Deps;
 }
 
@@ -116,6 +120,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
           query: route.query ? parseInput(route.query, rawQuery, 'query') : {},
           body: route.body ? parseInput(route.body, req.body ?? {}, 'body') : undefined,
           rawQuery,
+          apiVersion: requestApiVersion(res),
           deps,
         });
         const status = route.status ?? 200;

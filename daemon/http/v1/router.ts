@@ -24,6 +24,7 @@ import { taxRateRoutes } from '../../routes/tax-rates.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
+import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
@@ -37,6 +38,8 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
     res.json(document);
   });
   router.get('/docs', (_req, res) => sendApiDocs(res, document));
+  // Every /v1 answer is written in the Polar-Version asked for; an unknown version is refused before anything else.
+  router.use('/v1', apiVersion);
   // File part uploads carry raw bytes: mounted before the JSON parser.
   router.use(fileTransferRouter(deps));
   router.use(downloadRouter(deps));

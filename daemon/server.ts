@@ -16,6 +16,7 @@ import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { createMailer } from '../core/mail/mailer.js';
+import { startIdempotencyPurge } from '../core/idempotency/service.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -82,6 +83,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   );
   // Webhook delivery: the outbox to every endpoint, signed, retried, in order (on PostgreSQL, shared among daemons).
   const webhooks = await startWebhookWorker({ db, clock: systemClock, logger }, { ...config.webhooks, userAgent: `till-webhooks/${tillVersion()}` });
+  // Idempotency keys live 24 hours; expired ones are deleted every 10 minutes.
+  const idempotency = startIdempotencyPurge(db, systemClock, { onError: (err) => logger.error({ err }, 'idempotency key purge failed') });
   logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
 
   let stopping: Promise<void> | undefined;
@@ -97,6 +100,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       await closed;
       await jobs.stop();
       await webhooks.stop();
+      await idempotency.stop();
       await mailer.idle();
       mailer.close();
       clearInterval(sweeper);
@@ -108,6 +112,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const stopBackground = async () => {
     await jobs.stop();
     await webhooks.stop();
+    await idempotency.stop();
   };
   return { url, baseUrl, server, db, auth, stop, stopBackground };
 }

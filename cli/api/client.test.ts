@@ -245,6 +245,28 @@ describe('createApiClient', () => {
       expect(waits).toEqual([1000, 1000]);
     });
 
+    it('sends a generated Idempotency-Key on every /v1 write and the same key on each retry', async () => {
+      script('/v1/products/', unavailable, ok, ok);
+      const { api, waits } = clientWithoutWaiting();
+      await expect(api.post('/v1/products/', { name: 'Book' })).resolves.toEqual({ done: true });
+      await expect(api.post('/v1/products/', { name: 'Book' })).resolves.toEqual({ done: true });
+      const keys = seen.filter((request) => request.url === '/v1/products/').map((request) => request.headers['idempotency-key']);
+      expect(keys).toHaveLength(3);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(keys[2]).not.toBe(keys[0]);
+      expect(waits).toEqual([1000]);
+    });
+
+    it('waits and retries a 409 saying the same key is still running, but not another 409', async () => {
+      script('/v1/refunds/', { status: 409, body: '{"error":"Conflict","code":"IDEMPOTENCY_KEY_IN_USE","detail":"still running"}' }, ok);
+      const { api, waits } = clientWithoutWaiting();
+      await expect(api.post('/v1/refunds/', { amount: 1 }, { idempotencyKey: 'refund-1' })).resolves.toEqual({ done: true });
+      expect(waits).toEqual([1000]);
+      expect(await rejection(api.post('/conflict', {}, { idempotencyKey: 'other' }))).toMatchObject({ exitCode: EXIT.invalid });
+      expect(waits).toEqual([1000]);
+    });
+
     it('does not retry 400, 401, 404 or 422', async () => {
       const { api, waits } = clientWithoutWaiting();
       expect(await rejection(api.get('/invalid'))).toMatchObject({ exitCode: EXIT.invalid });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CliError, EXIT } from '../errors.js';
 import { CLI_VERSION } from '../version.js';
 import { DEFAULT_RETRY, delayAfterStatus, isTransientError, mayRepeat, parseRetryAfter, retryFromEnv, type RetryPolicy } from './retry.js';
@@ -23,7 +24,10 @@ export interface RequestOptions {
   body?: unknown;
   /** Session token sent as `Authorization: Bearer …`. */
   token?: string;
-  /** Sent as `Idempotency-Key`; it lets a POST or PATCH be retried like an idempotent request. */
+  /**
+   * Sent as `Idempotency-Key`; it lets a POST or PATCH be retried like an idempotent request. Writes to /v1 get
+   * a random one when none is given.
+   */
   idempotencyKey?: string;
 }
 
@@ -60,7 +64,9 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
   const send: ApiClient['send'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `till-cli/${CLI_VERSION}` };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    // Every /v1 write carries a key, the same on each try, so a retry after a lost answer is recognised as a repeat.
+    const idempotencyKey = options.idempotencyKey ?? (KEYED_WRITES.has(method) && path.startsWith('/v1/') ? randomUUID() : undefined);
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     if (payload) {
       headers['content-type'] = 'application/json';
@@ -69,7 +75,7 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
     const url = new URL(`${server}${path}`);
     // https (and so TLS) is loaded only for an https server.
     const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-    const attempts = mayRepeat(method, options.idempotencyKey) ? Math.max(1, policy.attempts) : 1;
+    const attempts = mayRepeat(method, idempotencyKey) ? Math.max(1, policy.attempts) : 1;
     for (let attempt = 1; ; attempt++) {
       let raw: RawResponse;
       try {
@@ -81,7 +87,10 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
         }
         throw unreachable(server, error, attempt);
       }
-      const delay = attempt < attempts ? delayAfterStatus(raw.status, header(raw, 'retry-after') ?? header(raw, 'x-retry-after'), policy) : undefined;
+      const delay =
+        attempt >= attempts ? undefined
+        : keyStillRunning(raw) ? policy.delayMs
+        : delayAfterStatus(raw.status, header(raw, 'retry-after') ?? header(raw, 'x-retry-after'), policy);
       if (delay !== undefined) {
         await sleep(delay);
         continue;
@@ -101,6 +110,12 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
     post: (path, body, options) => call('POST', path, { ...options, body: body ?? {} }),
   };
 }
+
+/** Writes that get a generated Idempotency-Key when the caller gave none. */
+const KEYED_WRITES = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
+
+/** tilld's 409 for a repeat while the first try of the same key still runs: worth waiting for, like a 503. */
+const keyStillRunning = (raw: RawResponse) => raw.status === 409 && raw.text.includes('"IDEMPOTENCY_KEY_IN_USE"');
 
 interface RawResponse {
   status: number;

@@ -35,16 +35,21 @@ export interface ValidationIssue {
   type: string;
 }
 
-function sendCoreError(res: Response, err: CoreError) {
+/** The status and body an expected failure answers (also what an idempotency key stores for replays). */
+export function coreErrorAnswer(err: CoreError): { status: number; body: Record<string, unknown> } {
   const { status, error } = (err.kind !== 'invalid' && WIRE_ERRORS[err.code]) || HTTP_BY_KIND[err.kind];
-  if (err.kind === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (err.kind === 'invalid') {
     // A 422's detail is always a list of issues; a failure without field issues still gets one.
     const issues = Array.isArray(err.details) ? (err.details as ValidationIssue[]) : [{ loc: ['body'], msg: err.message, type: 'value_error' }];
-    res.status(status).json({ error, code: err.code, detail: issues });
-    return;
+    return { status, body: { error, code: err.code, detail: issues } };
   }
-  res.status(status).json({ error, code: err.code, detail: err.message });
+  return { status, body: { error, code: err.code, detail: err.message } };
+}
+
+function sendCoreError(res: Response, err: CoreError) {
+  if (err.kind === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+  const { status, body } = coreErrorAnswer(err);
+  res.status(status).json(body);
 }
 
 /** The one place failures become HTTP: expected ones with their status, everything else a logged 500. */

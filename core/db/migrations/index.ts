@@ -19,6 +19,7 @@ import { metering } from './0019_metering.js';
 import { webhooks } from './0017_webhooks.js';
 import { email } from './0020_email.js';
 import { meteringUserIndex } from './0022_metering_user_index.js';
+import { idempotencyKeys } from './0035_idempotency_keys.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   metering,
   email,
   meteringUserIndex,
+  idempotencyKeys,
 ];

@@ -3,8 +3,11 @@ import { z } from 'zod';
 import type { Principal } from '../../../core/billing/shared/principal.js';
 import { ANONYMOUS, reachableOrganizations } from '../../../core/billing/shared/principal.js';
 import type { Scope } from '../../../core/billing/shared/scopes.js';
-import { CoreError } from '../../../core/errors.js';
 import type { ApiVersion } from '../../../core/billing/shared/api-version.js';
+import { CoreError, isCoreError } from '../../../core/errors.js';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from '../../../core/idempotency/service.js';
+import { coreErrorAnswer } from '../errors.js';
+import { idempotentRequest, keepsRefusal, sendReplay } from './idempotency.js';
 import { parseInput } from '../validate.js';
 import { requestApiVersion } from './api-version.js';
 import type { V1Deps } from './deps.js';
@@ -101,10 +104,11 @@ export function targetOrganization(principal: Principal, requested: string | nul
   ]);
 }
 
-/** Mounts the routes on a router: authenticate, check scope, validate, call, serialize. */
+/** Mounts the routes on a router: authenticate, check scope, claim the idempotency key, validate, call, serialize. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V1Deps) {
   for (const route of routes) {
     const handler: RequestHandler = async (req: Request, res: Response, next) => {
+      let claim: Claim | undefined;
       try {
         const principal = route.public ? ANONYMOUS : await resolvePrincipal(req, deps);
         if (route.userOnly && principal.kind !== 'user') {
@@ -113,6 +117,12 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
         // A token's scopes hold for its one organization, so they are checked here; a user's rights differ per
         // organization and are checked against the organization a call touches (unreachable ones read as 404).
         if (principal.kind === 'organization_token') requireScope(principal, route.scopes);
+        const keyed = idempotentRequest(req, principal);
+        if (keyed) {
+          const outcome = await claimIdempotencyKey(deps.db, deps.clock, keyed);
+          if (outcome.kind === 'replay') return sendReplay(res, outcome.status, outcome.responseBody);
+          claim = outcome;
+        }
         const rawQuery = req.query as Record<string, unknown>;
         const result = await route.handler({
           principal,
@@ -124,12 +134,25 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
           deps,
         });
         const status = route.status ?? 200;
+        // Stored before it is sent: a client that repeats the moment it has the answer gets a replay, not a 409.
+        if (claim) await completeIdempotencyKey(deps.db, claim, status, status === 204 ? null : JSON.stringify(result ?? null));
         if (status === 204) res.status(204).end();
         else res.status(status).json(result);
       } catch (error) {
+        if (claim) await settleFailedClaim(deps, claim, error).catch(() => undefined);
         next(error);
       }
     };
     router[route.method](route.path, handler);
+  }
+}
+
+/** A refusal that is the request's answer is kept for replays; anything else (a bug, a conflict) frees the key. */
+async function settleFailedClaim(deps: V1Deps, claim: Claim, error: unknown) {
+  if (isCoreError(error) && keepsRefusal(error)) {
+    const { status, body } = coreErrorAnswer(error);
+    await completeIdempotencyKey(deps.db, claim, status, JSON.stringify(body));
+  } else {
+    await releaseIdempotencyKey(deps.db, claim);
   }
 }

@@ -133,6 +133,17 @@ const ROUTES: Route[] = [
       return asList('/v1/payment_intents', items, query);
     },
   },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/payment_intents\/search$/,
+    handler: (ctx, _, __, query) => {
+      // Stripe's search language, as far as Till uses it: one metadata clause, metadata['key']:'value'.
+      const clause = /^metadata\['([^']+)'\]:'([^']*)'$/.exec((query.get('query') ?? '').trim());
+      if (!clause) throw new StripeFakeError(400, { type: 'invalid_request_error', code: 'parameter_invalid_string', param: 'query', message: "This fake understands one clause: metadata['key']:'value'." });
+      const items = [...ctx.state.paymentIntents.values()].filter((intent) => intent.metadata[clause[1]] === clause[2]).sort((a, b) => b.created - a.created);
+      return { ...asList('/v1/payment_intents/search', items, query), object: 'search_result', next_page: null };
+    },
+  },
   { method: 'GET', pattern: /^\/v1\/payment_intents\/([^/]+)$/, handler: (ctx, [id]) => getPaymentIntent(ctx, id) },
   { method: 'POST', pattern: /^\/v1\/payment_intents\/([^/]+)$/, handler: (ctx, [id], form) => updatePaymentIntent(ctx, id, form) },
   { method: 'POST', pattern: /^\/v1\/payment_intents\/([^/]+)\/confirm$/, handler: (ctx, [id], form) => confirmPaymentIntent(ctx, id, form) },

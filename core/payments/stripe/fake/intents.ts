@@ -176,6 +176,8 @@ function paymentError(intent: PaymentIntent, error: PaymentError): StripeFakeErr
 function succeed(ctx: FakeContext, intent: PaymentIntent, method: PaymentMethod): PaymentIntent {
   const charge = makeCharge(ctx, intent, method, 'succeeded');
   const done = save(ctx, { ...intent, status: 'succeeded', amount_received: intent.amount, latest_charge: charge.id, next_action: null, last_payment_error: null });
+  // Saved on the customer only once the payment went through, as Stripe does with setup_future_usage.
+  if (intent.setup_future_usage && intent.customer && !method.customer) attachPaymentMethod(ctx, method.id, intent.customer);
   if (intent.setup_future_usage === 'off_session') ctx.state.readyOffSession.add(method.id);
   ctx.emit('charge.succeeded', charge);
   ctx.emit('payment_intent.succeeded', done);
@@ -237,8 +239,7 @@ export function confirmPaymentIntent(ctx: FakeContext, id: string, form: FormObj
   }
   const sfu = futureUsage(str(form, 'setup_future_usage'));
   if (sfu) intent = { ...intent, setup_future_usage: sfu };
-  if (intent.setup_future_usage && intent.customer && !method.customer) method = attachPaymentMethod(ctx, method.id, intent.customer);
-  else if (method.customer && intent.customer && method.customer !== intent.customer) {
+  if (method.customer && intent.customer && method.customer !== intent.customer) {
     throw invalidParam('payment_method', 'The provided PaymentMethod belongs to another Customer.', 'payment_method_unexpected_state');
   }
   intent = save(ctx, { ...intent, payment_method: method.id, last_payment_error: null });

@@ -1,5 +1,6 @@
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import type { ProductCreate } from '@polar-sh/sdk/models/components/productcreate.js';
+import { RFCDate } from '@polar-sh/sdk/types/rfcdate.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from './testing/auth-client.js';
@@ -81,5 +82,11 @@ describe('a year of commerce through @polar-sh/sdk', () => {
     expect(types.filter((type) => type === 'order.paid')).toHaveLength(13);
     expect(types.filter((type) => type === 'subscription.revoked')).toHaveLength(1);
     expect(types).toContain('refund.created');
+
+    // The same year through metrics.get (validated by the SDK): thirteen orders of 1500, 750 of them refunded.
+    const start = new RFCDate(first.createdAt);
+    const metrics = await polar.metrics.get({ startDate: start, endDate: new RFCDate(ended.endedAt!), interval: 'month', metrics: ['orders', 'revenue', 'net_revenue', 'churned_subscriptions'] });
+    expect(metrics.totals).toMatchObject({ orders: 13, revenue: 13 * 1500, netRevenue: 13 * 1500 - 750, churnedSubscriptions: 1 });
+    expect((await polar.metrics.limits()).intervals.month).toEqual({ minDays: 60, maxDays: 365 * 4 });
   });
 });

@@ -109,3 +109,31 @@ export function bucketsBetween(start: Date, end: Date, interval: TimeInterval, t
   }
   return buckets;
 }
+
+/** The instant the timezone's calendar day `YYYY-MM-DD` starts (its local midnight). */
+export function startOfDay(date: string, timeZone: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(instantOf(timeZone, { year, month: month - 1, day, hour: 0 }));
+}
+
+/** Where the interval that starts at `bucketStart` ends (the next one starts), on the timezone's calendar. */
+export function nextBucketStart(bucketStart: Date, interval: TimeInterval, timeZone: string): Date {
+  if (interval === 'hour') return new Date(bucketStart.getTime() + 3_600_000);
+  return new Date(instantOf(timeZone, next(wallOf(timeZone, bucketStart.getTime()), interval)));
+}
+
+/** The same wall-clock time `days` calendar days later (earlier when negative), as PostgreSQL adds '30 days' in a zone. */
+export function addCalendarDays(instant: Date, days: number, timeZone: string): Date {
+  const shifted = instant.getTime() + days * 86_400_000;
+  return new Date(shifted + offsetAt(timeZone, instant.getTime()) - offsetAt(timeZone, shifted));
+}
+
+/** The instant written in the timezone's local time with its offset (2027-03-28T00:00:00+01:00), as Polar answers timestamps. */
+export function formatInZone(instant: Date, timeZone: string): string {
+  const offset = offsetAt(timeZone, instant.getTime());
+  if (offset === 0) return instant.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const local = new Date(instant.getTime() + offset).toISOString().slice(0, 19);
+  const minutes = Math.abs(offset) / 60_000;
+  const sign = offset < 0 ? '-' : '+';
+  return `${local}${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}

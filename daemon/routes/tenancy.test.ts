@@ -32,6 +32,7 @@ const ALL_SCOPES = [
   'license_keys:read', 'license_keys:write',
   'checkouts:read', 'checkouts:write',
   'subscriptions:read', 'subscriptions:write',
+  'metrics:read',
 ];
 
 /** A body that passes validation for each write route, so the answer is about the object, not the input. */

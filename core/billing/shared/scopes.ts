@@ -18,6 +18,7 @@ export const SCOPES = [
   'meters:read', 'meters:write',
   'events:read', 'events:write',
   'webhooks:read', 'webhooks:write',
+  'metrics:read',
 ] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;

@@ -21,6 +21,7 @@ import { licenseKeyRoutes } from '../../routes/license-keys.js';
 import { customerStateRoutes } from '../../routes/customer-state.js';
 import { checkoutRoutes } from '../../routes/checkouts.js';
 import { taxRateRoutes } from '../../routes/tax-rates.js';
+import { metricRoutes } from '../../routes/metrics.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -28,7 +29,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

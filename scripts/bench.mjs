@@ -124,6 +124,10 @@ const meteringSection = await benchMetering({ root, quick });
 const { benchTui } = await import('./bench-tui.mjs');
 const tuiSection = await benchTui({ root, quick });
 
+// ---- 5. webhook delivery (issue 21): commit → delivered, and deliveries a second to one endpoint and to ten ----
+const { benchWebhooks } = await import('./bench-webhooks.mjs');
+const webhooksSection = await benchWebhooks({ root, quick });
+
 const budget = (ms, factor, extra = 0) => (ms <= factor * nodeMs + extra ? 'met' : '**missed**');
 const report = `# Performance
 
@@ -164,6 +168,7 @@ is written on \`node:http\` (one small module).
 
 ${meteringSection}
 ${tuiSection}
+${webhooksSection}
 `;
 writeFileSync(join(root, 'docs/performance.md'), report);
 console.log(report);

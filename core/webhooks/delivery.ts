@@ -95,6 +95,13 @@ export function attempt(claimed: ClaimedDelivery, clock: Clock, settings: Delive
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 'lost';
 
+/** An attempt that was made and is to be recorded: the claim, what the endpoint answered, and when. */
+export interface MadeAttempt {
+  claimed: ClaimedDelivery;
+  result: SendResult;
+  at: Date;
+}
+
 /**
  * Records an attempt and moves the event on, in one transaction: succeeded; pending again after the backoff;
  * or failed after the last attempt, which lengthens the endpoint's run of failed events and, at the limit,
@@ -102,39 +109,53 @@ export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 
  * was lost meanwhile (the request did go out); the event's state is then left to the claim's new holder.
  */
 export async function recordAttempt(db: Database, clock: Clock, claimed: ClaimedDelivery, result: SendResult, settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome> {
+  return (await recordAttempts(db, [{ claimed, result, at: clock.now() }], settings))[0];
+}
+
+/**
+ * Records attempts made one after another to one endpoint (a claimed run), in one transaction: one commit for
+ * many deliveries instead of one each. Answers each attempt's outcome, in order.
+ */
+export async function recordAttempts(db: Database, made: readonly MadeAttempt[], settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome[]> {
+  if (!made.length) return [];
+  return db.transaction(async (trx) => {
+    const outcomes: AttemptOutcome[] = [];
+    for (const attempt of made) outcomes.push(await recordOne(trx, attempt, settings));
+    return outcomes;
+  });
+}
+
+async function recordOne(trx: Database, { claimed, result, at: now }: MadeAttempt, settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome> {
   const { event, endpoint, token } = claimed;
   const attempts = event.attempts + 1;
-  const now = clock.now();
-  return db.transaction(async (trx) => {
-    await insertDelivery(trx, {
-      endpointId: endpoint.id,
-      endpointEventId: event.rowId,
-      eventId: event.id,
-      organizationId: event.organizationId,
-      attempt: attempts,
-      succeeded: result.succeeded,
-      httpCode: result.httpCode,
-      response: result.response,
-      durationMs: result.durationMs,
-      createdAt: now,
-    });
-    const claim = { rowId: event.rowId, token };
-    if (result.succeeded) {
-      if (!(await settleEndpointEvent(trx, claim, { status: 'succeeded', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
-      await resetFailures(trx, endpoint.id);
-      return 'succeeded';
-    }
-    if (attempts < MAX_ATTEMPTS) {
-      const next = now.getTime() + retryDelayMs(attempts, settings.retryBaseMs);
-      return (await settleEndpointEvent(trx, claim, { status: 'pending', attempts, nextAttemptAtMs: next, lastHttpCode: result.httpCode, at: now })) ? 'retrying' : 'lost';
-    }
-    if (!(await settleEndpointEvent(trx, claim, { status: 'failed', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
-    const run = await countFailedEvent(trx, endpoint.id);
-    if (run < DISABLE_AFTER_FAILED_EVENTS) return 'failed';
-    const reason = `Disabled after ${run} events in a row failed all ${MAX_ATTEMPTS} delivery attempts (last: ${result.httpCode ?? result.response ?? 'no answer'}). Pending events were marked skipped; fix the endpoint, enable it, then redeliver them.`;
-    if (await disableEndpoint(trx, endpoint.id, reason.slice(0, 1000), now)) await skipPendingEvents(trx, endpoint.id, now);
-    return 'disabled';
+  await insertDelivery(trx, {
+    endpointId: endpoint.id,
+    endpointEventId: event.rowId,
+    eventId: event.id,
+    organizationId: event.organizationId,
+    attempt: attempts,
+    succeeded: result.succeeded,
+    httpCode: result.httpCode,
+    response: result.response,
+    durationMs: result.durationMs,
+    createdAt: now,
   });
+  const claim = { rowId: event.rowId, token };
+  if (result.succeeded) {
+    if (!(await settleEndpointEvent(trx, claim, { status: 'succeeded', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
+    await resetFailures(trx, endpoint.id);
+    return 'succeeded';
+  }
+  if (attempts < MAX_ATTEMPTS) {
+    const next = now.getTime() + retryDelayMs(attempts, settings.retryBaseMs);
+    return (await settleEndpointEvent(trx, claim, { status: 'pending', attempts, nextAttemptAtMs: next, lastHttpCode: result.httpCode, at: now })) ? 'retrying' : 'lost';
+  }
+  if (!(await settleEndpointEvent(trx, claim, { status: 'failed', attempts, nextAttemptAtMs: now.getTime(), lastHttpCode: result.httpCode, at: now }))) return 'lost';
+  const run = await countFailedEvent(trx, endpoint.id);
+  if (run < DISABLE_AFTER_FAILED_EVENTS) return 'failed';
+  const reason = `Disabled after ${run} events in a row failed all ${MAX_ATTEMPTS} delivery attempts (last: ${result.httpCode ?? result.response ?? 'no answer'}). Pending events were marked skipped; fix the endpoint, enable it, then redeliver them.`;
+  if (await disableEndpoint(trx, endpoint.id, reason.slice(0, 1000), now)) await skipPendingEvents(trx, endpoint.id, now);
+  return 'disabled';
 }
 
 /**

@@ -197,6 +197,17 @@ export interface ClaimedDelivery {
  * claim then holds for `leaseMs`, after which a worker that died mid-send is replaced.
  */
 export async function claimDueDelivery(db: Knex, nowMs: number, leaseMs: number): Promise<ClaimedDelivery | undefined> {
+  return (await claimDueRun(db, nowMs, leaseMs, 1))[0];
+}
+
+/**
+ * Claims a run of due attempts of one endpoint, in event order: the attempt claimDueDelivery would take, and after
+ * it up to `max − 1` more pending events of the same endpoint that are due and were never tried (a retrying event
+ * stops the run: its turn comes at its own time). They share one claim token and lease; the caller sends them one
+ * after another and releases the rest when one fails. Nobody else can take any of them meanwhile: the first is
+ * claimed, and the others are behind it in their endpoint's queue.
+ */
+export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max: number): Promise<ClaimedDelivery[]> {
   return db.transaction(async (trx) => {
     const query = trx(QUEUE)
       .join(`${ENDPOINTS} as e`, 'e.id', `${QUEUE}.endpoint_id`)
@@ -217,12 +228,26 @@ export async function claimDueDelivery(db: Knex, nowMs: number, leaseMs: number)
       .orderBy([{ column: `${QUEUE}.next_attempt_at_ms` }, { column: `${QUEUE}.event_seq` }])
       .first();
     if (dialectOf(trx) === 'postgres') query.forUpdate(QUEUE).skipLocked();
-    const row = await query;
-    if (!row) return undefined;
+    const head = await query;
+    if (!head) return [];
+    const rest =
+      max > 1
+        ? await trx(QUEUE)
+            .where({ endpoint_id: head.endpoint_id, status: 'pending' })
+            .where('event_seq', '>', head.event_seq)
+            .orderBy('event_seq')
+            .limit(max - 1)
+        : [];
+    // The run ends at the first event that is not simply waiting its turn (already tried, or held by a claim).
+    const stop = rest.findIndex((row) => fromDbInt(row.attempts) > 0 || fromDbInt(row.next_attempt_at_ms) > nowMs || (row.locked_until_ms !== null && fromDbInt(row.locked_until_ms) >= nowMs));
+    const rows = [head, ...(stop === -1 ? rest : rest.slice(0, stop))];
     const token = randomUUID();
-    await trx(QUEUE).where({ id: row.id }).update({ locked_by: token, locked_until_ms: nowMs + leaseMs });
-    const endpoint = toEndpoint(await trx(ENDPOINTS).where({ id: row.endpoint_id }).first());
-    return { event: toEndpointEvent(row), endpoint, token };
+    const ids = rows.map((row) => row.id as string);
+    for (let i = 0; i < ids.length; i += 500) {
+      await trx(QUEUE).whereIn('id', ids.slice(i, i + 500)).update({ locked_by: token, locked_until_ms: nowMs + leaseMs });
+    }
+    const endpoint = toEndpoint(await trx(ENDPOINTS).where({ id: head.endpoint_id }).first());
+    return rows.map((row) => ({ event: toEndpointEvent(row), endpoint, token }));
   });
 }
 
@@ -233,7 +258,14 @@ export async function releaseAllClaims(db: Executor): Promise<number> {
 
 /** Lets go of one claim without recording an attempt (the daemon is stopping mid-send). */
 export async function releaseClaim(db: Executor, rowId: string, token: string): Promise<void> {
-  await db(QUEUE).where({ id: rowId, locked_by: token }).update({ locked_by: null, locked_until_ms: null });
+  await releaseClaims(db, [rowId], token);
+}
+
+/** Lets go of the untried rest of a claimed run (one of them failed, or the daemon is stopping). */
+export async function releaseClaims(db: Executor, rowIds: readonly string[], token: string): Promise<void> {
+  for (let i = 0; i < rowIds.length; i += 500) {
+    await db(QUEUE).whereIn('id', rowIds.slice(i, i + 500)).where({ locked_by: token }).update({ locked_by: null, locked_until_ms: null });
+  }
 }
 
 export async function insertDelivery(

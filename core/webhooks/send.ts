@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isPrivateAddress } from './address.js';
 
@@ -33,8 +33,19 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 };
 
 /**
+ * Kept-alive connections, one pool per protocol and per address policy (a socket opened while private addresses
+ * were allowed is never reused by a request that must refuse them). An endpoint's events go out one after another:
+ * without keep-alive each paid a new TCP (and TLS) handshake.
+ */
+const agents = {
+  http: { open: new HttpAgent({ keepAlive: true }), publicOnly: new HttpAgent({ keepAlive: true }) },
+  https: { open: new HttpsAgent({ keepAlive: true }), publicOnly: new HttpsAgent({ keepAlive: true }) },
+};
+
+/**
  * POSTs one signed webhook. Only a 2xx answer within `timeoutMs` (connection, answer and body together)
- * succeeds; redirects are not followed. Never throws: every failure is a result with its reason.
+ * succeeds; redirects are not followed. Never throws: every failure is a result with its reason. A kept-alive
+ * connection that the endpoint closed just as the request went out is retried once on a new connection.
  */
 export function sendWebhook(
   target: { url: string; body: string; headers: Record<string, string> },
@@ -52,47 +63,57 @@ export function sendWebhook(
     if (!options.allowPrivate && isPrivateAddress(url.hostname)) {
       return resolve(done({ succeeded: false, httpCode: null, response: `Refused: ${url.hostname} is a private address (set TILL_WEBHOOKS_ALLOW_PRIVATE=1 to allow)` }));
     }
+    const pool = url.protocol === 'https:' ? agents.https : agents.http;
     let settled = false;
+    let current: ReturnType<typeof httpRequest> | undefined;
     const finish = (result: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(done(result));
     };
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-      method: 'POST',
-      headers: { ...target.headers, 'content-length': String(Buffer.byteLength(target.body)) },
-      lookup: options.allowPrivate ? undefined : publicOnlyLookup,
-      signal: options.signal,
-      agent: false,
-    });
     const timer = setTimeout(() => {
       finish({ succeeded: false, httpCode: null, response: `Timed out after ${options.timeoutMs} ms` });
-      request.destroy();
+      current?.destroy();
     }, options.timeoutMs);
-    request.on('error', (error) => finish({ succeeded: false, httpCode: null, response: error.message.slice(0, RESPONSE_LIMIT) }));
-    request.on('response', (response: IncomingMessage) => {
-      const status = response.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const conclude = () => {
-        const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_LIMIT);
-        finish({ succeeded: status >= 200 && status < 300, httpCode: status, response: text });
-      };
-      response.on('data', (chunk: Buffer) => {
-        if (size >= READ_LIMIT) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= READ_LIMIT) {
-          conclude();
-          response.destroy();
-        }
+    const go = (retried: boolean) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        headers: { ...target.headers, 'content-length': String(Buffer.byteLength(target.body)) },
+        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+        signal: options.signal,
+        agent: options.allowPrivate ? pool.open : pool.publicOnly,
       });
-      response.on('end', conclude);
-      // A body cut off after the status arrived still tells the status.
-      response.on('error', conclude);
-      response.on('aborted', conclude);
-    });
-    request.end(target.body);
+      current = request;
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // Nothing was answered on a reused connection the endpoint had just closed: the request never arrived.
+        if (!retried && !settled && request.reusedSocket && error.code === 'ECONNRESET' && !options.signal?.aborted) return go(true);
+        finish({ succeeded: false, httpCode: null, response: error.message.slice(0, RESPONSE_LIMIT) });
+      });
+      request.on('response', (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const conclude = () => {
+          const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_LIMIT);
+          finish({ succeeded: status >= 200 && status < 300, httpCode: status, response: text });
+        };
+        response.on('data', (chunk: Buffer) => {
+          if (size >= READ_LIMIT) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= READ_LIMIT) {
+            conclude();
+            response.destroy();
+          }
+        });
+        response.on('end', conclude);
+        // A body cut off after the status arrived still tells the status.
+        response.on('error', conclude);
+        response.on('aborted', conclude);
+      });
+      request.end(target.body);
+    };
+    go(false);
   });
 }

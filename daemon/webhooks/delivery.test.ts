@@ -97,6 +97,23 @@ describe('webhook delivery', () => {
     expect(firstUpdate).toBeGreaterThanOrEqual(3);
   });
 
+  it('holds the rest of a burst behind an event that failed, then sends them in order once it succeeds', { timeout: 120_000 }, async () => {
+    const { organizationId } = await endpointAt('/burst-fail', ['customer.created']);
+    const previous = receiver.respond;
+    let failed = 0;
+    receiver.respond = (r) => (r.path === '/burst-fail' && JSON.parse(r.body).data.name === 'Customer 30' && failed++ < 2 ? { status: 503 } : previous(r));
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) ids.push((await createCustomer(organizationId, `Customer ${i}`)).id);
+    const got = at('/burst-fail')(await receiver.waitFor((r) => new Set(at('/burst-fail')(r).map((q) => JSON.parse(q.body).data.id)).size >= ids.length, 60_000));
+    receiver.respond = previous;
+    const order = got.map((q) => JSON.parse(q.body).data.id);
+    // The failed event was sent three times, back to back; nothing after it went out before it succeeded.
+    expect(order.filter((id) => id === ids[30])).toHaveLength(3);
+    expect(order.filter((id) => id !== ids[30])).toEqual(ids.filter((id) => id !== ids[30]));
+    expect(order.slice(30, 33)).toEqual([ids[30], ids[30], ids[30]]);
+    await expect.poll(() => daemon.db('webhook_deliveries').where({ organization_id: organizationId }).count({ n: '*' }).then(([row]) => Number(row.n)), { timeout: 20_000 }).toBe(62);
+  });
+
   it('counts an answer slower than the timeout as a failed attempt, then retries', async () => {
     const { organizationId, endpoint } = await endpointAt('/slow', ['customer.created']);
     let calls = 0;

@@ -1,7 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import { dialectOf, type Database } from '../../core/db/database.js';
-import { attempt, fanOutEvents, leaseMs, recordAttempt, type DeliverySettings } from '../../core/webhooks/delivery.js';
-import { claimDueDelivery, releaseAllClaims, releaseClaim, type ClaimedDelivery } from '../../core/webhooks/repository.js';
+import { attempt, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
+import { onEventCommitted } from '../../core/webhooks/outbox.js';
+import { claimDueRun, releaseAllClaims, releaseClaims, type ClaimedDelivery } from '../../core/webhooks/repository.js';
 import type { Logger } from '../logger.js';
 
 export interface WebhookWorkerOptions extends DeliverySettings {
@@ -10,6 +11,15 @@ export interface WebhookWorkerOptions extends DeliverySettings {
   /** Deliveries in flight at once (to different endpoints: one endpoint gets one at a time, in order). */
   concurrency: number;
 }
+
+/**
+ * How many due events of one endpoint one claim takes. They go out one after another, each recorded as it is
+ * answered: one claim instead of one per event, and the connection stays warm.
+ */
+const RUN_LENGTH = 100;
+/** A run's answers are recorded in one transaction every this many attempts, or this often. */
+const RECORD_EVERY = 50;
+const RECORD_AFTER_MS = 25;
 
 export interface WebhookWorker {
   /** Looks for work now instead of at the next poll. */
@@ -47,31 +57,64 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     timer = setTimeout(tick, ms);
   };
 
-  /** Sends one claimed attempt and records it (or, when stopping mid-send, releases the claim unrecorded). */
-  async function send(claimed: ClaimedDelivery): Promise<void> {
-    const result = await attempt(claimed, clock, options, abort.signal);
-    if (abort.signal.aborted) {
-      await releaseClaim(db, claimed.event.rowId, claimed.token);
-      return;
+  /**
+   * Sends a claimed run of one endpoint's events in order. Answers are recorded together, every RECORD_EVERY
+   * attempts or RECORD_AFTER_MS (one commit for many deliveries); a daemon killed before it records them sends
+   * them again from its next start, which at-least-once delivery allows. The first attempt that does not succeed
+   * (or a stop) ends the run, and the claims of the untried rest are released for their turn.
+   */
+  async function send(run: ClaimedDelivery[]): Promise<void> {
+    const started = performance.now();
+    let made: MadeAttempt[] = [];
+    let since = started;
+    const record = async () => {
+      const outcomes = await recordAttempts(db, made, options);
+      outcomes.forEach((outcome, i) => {
+        if (outcome !== 'disabled') return;
+        const { endpoint } = made[i].claimed;
+        logger.warn({ component: 'webhooks', endpoint: endpoint.id, organization: endpoint.organizationId }, 'webhook endpoint disabled after repeated failures');
+      });
+      made = [];
+      since = performance.now();
+      return outcomes.every((outcome) => outcome === 'succeeded');
+    };
+    const release = (from: number) => releaseClaims(db, run.slice(from).map((c) => c.event.rowId), run[0].token);
+    for (let i = 0; i < run.length; i++) {
+      // The run shares one lease (leaseMs: twice the attempt limit and more): start an attempt only while it can end within it.
+      if (i > 0 && (stopped || performance.now() - started > options.timeoutMs)) {
+        await record();
+        return release(i);
+      }
+      const claimed = run[i];
+      const result = await attempt(claimed, clock, options, abort.signal);
+      if (abort.signal.aborted) {
+        await record();
+        return release(i);
+      }
+      made.push({ claimed, result, at: clock.now() });
+      if (!result.succeeded) {
+        await record();
+        return release(i + 1);
+      }
+      if (made.length >= RECORD_EVERY || performance.now() - since >= RECORD_AFTER_MS) {
+        if (!(await record())) return release(i + 1);
+      }
     }
-    const outcome = await recordAttempt(db, clock, claimed, result, options);
-    if (outcome === 'disabled') {
-      logger.warn({ component: 'webhooks', endpoint: claimed.endpoint.id, organization: claimed.endpoint.organizationId }, 'webhook endpoint disabled after repeated failures');
-    }
+    await record();
   }
 
-  /** Claims due attempts until `concurrency` are in flight or nothing is due; sends run in the background. */
+  /** Claims runs of due attempts until `concurrency` endpoints are being sent to or nothing is due; sends run in the background. */
   async function fill(): Promise<void> {
     while (!stopped && inFlight < options.concurrency) {
-      const claimed = await claimDueDelivery(db, clock.now().getTime(), leaseMs(options));
-      if (!claimed) return;
+      const run = await claimDueRun(db, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
+      if (!run.length) return;
       inFlight++;
-      const work: Promise<void> = send(claimed)
+      const work: Promise<void> = send(run)
         .catch((err) => fail(err, 'webhook delivery failed'))
         .finally(() => {
           inFlight--;
           running.delete(work);
-          // A finished attempt may make the endpoint's next event due: look again straight away.
+          // A finished run may make the endpoint's next event due: look again straight away.
           schedule(0);
         });
       running.add(work);
@@ -103,11 +146,14 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     });
   }
 
+  // An event committed through this daemon's pool is looked at at once, not at the next poll.
+  const stopHearing = onEventCommitted(db, () => schedule(0));
   schedule(0);
   return {
     poke: () => schedule(0),
     stop: async () => {
       stopped = true;
+      stopHearing();
       if (timer) clearTimeout(timer);
       abort.abort();
       await scanning;

@@ -3,7 +3,7 @@
  * flags (cli/resources/specs/) load when that noun is used, so `till --help` and `till --version` stay fast.
  */
 export const CATALOG_NOUNS: readonly { noun: string; description: string }[] = [
-  { noun: 'orgs', description: 'your organizations: list, show, change, pick the default one (`till orgs use`)' },
+  { noun: 'orgs', description: 'your organizations: create, list, show, change, pick the default one (`till orgs use`)' },
   { noun: 'tokens', description: 'organization access tokens for CI and servers (shown once, at creation)' },
   { noun: 'products', description: 'products and their prices' },
   { noun: 'benefits', description: 'benefits products grant: custom notes, downloadables, license keys, Discord, GitHub, meter credits' },

@@ -1,6 +1,7 @@
 import type { Command as Commander } from 'commander';
 import type { UploadOptions } from '../commands/files/upload.js';
 import type { UseOptions } from '../commands/orgs/use.js';
+import type { CreateOrganizationOptions } from '../commands/orgs/create.js';
 import type { InvoiceOptions } from '../commands/orders/invoice.js';
 import type { OpenOptions } from '../commands/checkouts/open.js';
 import type { RefundOptions } from '../commands/refunds/create.js';
@@ -45,6 +46,16 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
     ).action(async (org: string | undefined, options: UseOptions) => {
       const { useOrganization } = await import('../commands/orgs/use.js');
       setExitCode(await useOrganization(org, options, env, streams));
+    });
+    common(
+      noun
+        .command('create')
+        .description('create an organization you own; your first one becomes the default')
+        .argument('<name>', 'display name (3–64 characters)')
+        .option('--slug <slug>', 'URL name: 3–64 lowercase letters, digits and hyphens (default: made from the name)'),
+    ).action(async (name: string, options: CreateOrganizationOptions) => {
+      const { createOrganization } = await import('../commands/orgs/create.js');
+      setExitCode(await createOrganization(name, options, env, streams));
     });
   }
 

@@ -15,6 +15,7 @@ import { DEVICE_CLIENTS } from './device-clients.js';
 import type { Mailer } from '../mail/mailer.js';
 import { generateRandomString } from 'better-auth/crypto';
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from '../mail/messages.js';
+import { nameProblem, slugProblem } from '../billing/organizations/slug.js';
 import { isValidDisplayUsername, isValidUsername, USERNAME_LENGTH } from './usernames.js';
 import { ACCOUNT_LINKING, oidcPlugin, socialProvidersOption, type SocialSettings } from './social.js';
 
@@ -121,10 +122,13 @@ export interface AuthSettings {
 }
 
 /**
- * Guards the organization plugin leaves open: create-team takes an empty name (SPEC §5: at least 1
+ * Guards the organization plugin leaves open: organization names and slugs follow Till's one rule
+ * (core/billing/organizations/slug.ts) as they do on /v1, create-team takes an empty name (SPEC §5: at least 1
  * character), and cancel-invitation would turn an accepted or rejected invitation into a canceled one.
  */
 const organizationHooks = {
+  beforeCreateOrganization: async ({ organization }: { organization: { name?: string; slug?: string } }) => assertOrganizationFields(organization),
+  beforeUpdateOrganization: async ({ organization }: { organization: { name?: string; slug?: string } }) => assertOrganizationFields(organization),
   beforeCreateTeam: async ({ team }: { team: { name: string } }) => assertTeamName(team.name),
   beforeUpdateTeam: async ({ updates }: { updates: { name?: string } }) => {
     if (updates.name !== undefined) assertTeamName(updates.name);
@@ -233,6 +237,18 @@ const tillGuards = (db: Database) =>
       ],
     },
   }) satisfies BetterAuthPlugin;
+
+/** Refuses a name or slug that /v1 would refuse, with Better Auth's error shape. */
+function assertOrganizationFields(organization: { name?: unknown; slug?: unknown }) {
+  if (organization.name !== undefined) {
+    const problem = typeof organization.name === 'string' ? nameProblem(organization.name) : 'The name must be text';
+    if (problem) throw new APIError('BAD_REQUEST', { code: 'INVALID_ORGANIZATION_NAME', message: problem });
+  }
+  if (organization.slug !== undefined) {
+    const problem = typeof organization.slug === 'string' ? slugProblem(organization.slug) : 'The slug must be text';
+    if (problem) throw new APIError('BAD_REQUEST', { code: 'INVALID_ORGANIZATION_SLUG', message: problem });
+  }
+}
 
 function assertTeamName(name: string) {
   if (name.trim().length < 1) throw new APIError('BAD_REQUEST', { code: 'VALIDATION_ERROR', message: 'Team name must be at least 1 character' });

@@ -122,3 +122,50 @@ describe('deleting the account on /account', () => {
     expect(await userRow(user.email)).toBeDefined();
   });
 });
+
+describe('creating an organization on /account', () => {
+  it('creates one with the slug made from the name, without JavaScript, and lists it with the owner role', async () => {
+    const user = newUser('founder');
+    await signUpOverHttp(daemon.url, user);
+    const page = await signedInPage(user, { javaScriptEnabled: false });
+    expect(await page.getByText('You are not a member of any organization yet').count()).toBe(1);
+    const name = `Founder Goods ${Date.now()}`;
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await submit(page, 'Create organization');
+    expect(page.url()).toBe(`${daemon.url}/account?notice=organization-created`);
+    const row = page.getByRole('table', { name: 'Your organizations' }).locator('tbody tr');
+    expect(await row.count()).toBe(1);
+    expect(await row.textContent()).toContain(name);
+    expect(await row.locator('code').textContent()).toBe(name.toLowerCase().replace(/ /g, '-'));
+    expect(await row.textContent()).toContain('owner');
+  });
+
+  it('shows what is wrong beside the field, keeps what was typed, and takes an edited slug', async () => {
+    const user = newUser('slugger');
+    await signUpOverHttp(daemon.url, user);
+    const page = await signedInPage(user, { javaScriptEnabled: false });
+    await page.getByLabel('Name', { exact: true }).fill('Slash Co');
+    await page.getByLabel('Slug (optional)').fill('slash/co');
+    const refused = await submit(page, 'Create organization');
+    expect(refused?.status()).toBe(400);
+    const slug = page.getByLabel('Slug (optional)');
+    expect(await slug.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#field-slug-error').textContent()).toContain('Use lowercase letters, digits and hyphens only');
+    expect(await slug.inputValue()).toBe('slash/co');
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Slash Co');
+
+    const chosen = `slash-co-${Date.now()}`;
+    await slug.fill(chosen);
+    await submit(page, 'Create organization');
+    expect(page.url()).toBe(`${daemon.url}/account?notice=organization-created`);
+    expect(await page.getByRole('table', { name: 'Your organizations' }).locator('code').textContent()).toBe(chosen);
+
+    // The same slug again is taken: said beside the slug field.
+    await page.getByLabel('Name', { exact: true }).fill('Slash Again');
+    await page.getByLabel('Slug (optional)').fill(chosen);
+    const taken = await submit(page, 'Create organization');
+    expect(taken?.status()).toBe(400);
+    expect(await page.locator('#field-slug-error').textContent()).toContain('An organization with this slug already exists');
+    expect(await page.locator('#field-name-error').count()).toBe(0);
+  });
+});

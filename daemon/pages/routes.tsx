@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import type { AppDeps } from '../app.js';
-import { linkProvider, revokeOtherSessions, revokeSession, showAccount, signOut, submitChangeEmail, submitDeleteAccount, unlinkProvider } from './handlers/account.js';
+import { linkProvider, revokeOtherSessions, revokeSession, showAccount, signOut, submitChangeEmail, submitDeleteAccount, submitNewOrganization, unlinkProvider } from './handlers/account.js';
 import { decideDevice, showDevice } from './handlers/device.js';
 import { home } from './handlers/home.js';
 import { showEmailVerified, showForgotPassword, showResetPassword, submitForgotPassword, submitResetPassword } from './handlers/email.js';
@@ -45,6 +45,7 @@ export function pageRoutes(deps: AppDeps): Router {
   router.post('/account/accounts/unlink', ...form, unlinkProvider(deps));
   router.post('/account/email', ...form, submitChangeEmail(deps));
   router.post('/account/delete', ...form, submitDeleteAccount(deps));
+  router.post('/account/organizations', ...form, submitNewOrganization(deps));
   router.get('/forgot-password', showForgotPassword());
   router.post('/forgot-password', ...form, submitForgotPassword(deps));
   router.get('/reset-password', showResetPassword(deps));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OrganizationUpdate } from '../../core/billing/organizations/schema.js';
+import { OrganizationCreate, OrganizationUpdate } from '../../core/billing/organizations/schema.js';
 import { serializeOrganization } from '../../core/billing/organizations/serialize.js';
-import { getOrganization, listOrganizations, updateOrganization } from '../../core/billing/organizations/service.js';
+import { createOrganization, getOrganization, listOrganizations, updateOrganization } from '../../core/billing/organizations/service.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import { sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { defineRoute, organizationsWith, requireScope } from '../http/v1/route.js';
@@ -22,6 +22,22 @@ export const organizationRoutes = [
     handler: async ({ principal, query, deps }) => {
       const page = await listOrganizations(deps.db, organizationsWith(principal, READ), { slug: query.slug }, toSortCriteria(query.sorting), query);
       return listResource(page, query, serializeOrganization);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/organizations',
+    operationId: 'organizations:create',
+    summary: 'Create an organization; you become its owner',
+    tag: 'organizations',
+    scopes: WRITE,
+    // An access token belongs to one organization and cannot found another.
+    userOnly: true,
+    body: OrganizationCreate,
+    status: 201,
+    handler: async ({ principal, body, deps }) => {
+      if (principal.kind !== 'user') throw new Error('userOnly route reached without a user');
+      return serializeOrganization(await createOrganization(deps.db, deps.clock, principal.userId, body));
     },
   }),
   defineRoute({

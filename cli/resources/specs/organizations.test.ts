@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../../daemon/testing/daemon.js';
+import { signUp } from '../../../daemon/testing/auth-client.js';
 import { createOrganization, seller, tillJson, type Seller } from '../../testing/catalog.js';
 import { tempConfigDir, till } from '../../testing/till.js';
 
@@ -102,3 +103,45 @@ describe('till orgs', () => {
   });
 });
 
+describe('till orgs create', () => {
+  /** A new user with no organization, signed in the way `till login` leaves it (a stored session). */
+  async function newcomer() {
+    const user = await signUp(daemon.url, { name: 'Nina Newcomer' });
+    const dir = tempConfigDir();
+    writeFileSync(`${dir}/config.json`, JSON.stringify({ current_server: daemon.url, profiles: { [daemon.url]: { token: user.token, signed_in_at: new Date().toISOString() } } }));
+    return { user, dir, env: { TILL_CONFIG_DIR: dir } };
+  }
+
+  it('creates the first organization with a slug made from the name, and makes it the default', async () => {
+    const { dir, env } = await newcomer();
+    const name = `Nova Shop ${Date.now()}`;
+    const result = await till(['orgs', 'create', name], env);
+    expect(result.exitCode).toBe(0);
+    const slug = name.toLowerCase().replace(/ /g, '-');
+    expect(result.stdout).toContain(`Created ${name} (${slug}); you are its owner.`);
+    expect(result.stdout).toContain('It is your first organization');
+    const stored = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8')).default_organizations[daemon.url];
+    expect(stored).toMatchObject({ slug, name });
+    // Catalog commands now work in it without --org.
+    const customer = await tillJson(['customers', 'create', '--email', 'first-org@example.com'], env);
+    expect(customer.organization_id).toBe(stored.id);
+  });
+
+  it('takes --slug, and leaves the default alone for a second organization', async () => {
+    const { dir, env } = await newcomer();
+    const first = await tillJson(['orgs', 'create', 'First Things'], env);
+    expect(first.default).toBe(true);
+    const slug = `second-${Date.now()}`;
+    const second = await tillJson(['orgs', 'create', 'Second Things', '--slug', slug], env);
+    expect(second).toMatchObject({ slug, name: 'Second Things', default: false });
+    expect(JSON.parse(readFileSync(`${dir}/config.json`, 'utf8')).default_organizations[daemon.url].id).toBe(first.id);
+  });
+
+  it('refuses a bad slug naming --slug, exits 5, and creates nothing', async () => {
+    const { user, env } = await newcomer();
+    const result = await till(['orgs', 'create', 'Slash Shop', '--slug', 'slash/shop'], env);
+    expect(result.exitCode).toBe(5);
+    expect(result.stderr).toMatch(/slug \(--slug\): Use lowercase letters, digits and hyphens only/);
+    expect(await daemon.db('member').where({ userId: user.user.id })).toHaveLength(0);
+  });
+});

@@ -4,7 +4,7 @@ import type { ResourceSpec } from '../spec.js';
 
 const PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'threads', 'discord', 'other'];
 
-/** `till orgs`: the billing side of your organizations (they are created by signing up, in the browser). */
+/** `till orgs`: your organizations (`till orgs create` and `till orgs use` are their own commands, in verbs.ts). */
 export const organizations: ResourceSpec = {
   noun: 'orgs',
   singular: 'organization',
@@ -16,7 +16,7 @@ export const organizations: ResourceSpec = {
   sorting: ['created_at', 'name', 'slug'],
   fields: [
     text('--name <name>', 'name', 'display name (3–64 characters)'),
-    text('--slug <slug>', 'slug', 'URL name: lowercase letters, digits and dashes'),
+    text('--slug <slug>', 'slug', 'URL name: 3–64 lowercase letters, digits and hyphens'),
     text('--email <email>', 'email', 'contact email'),
     text('--website <url>', 'website', 'website URL'),
     text('--avatar-url <url>', 'avatar_url', 'logo URL (e.g. the public_url of an uploaded organization_avatar file)'),

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/sql.js';
 import { dialectOf } from '../../db/database.js';
-import { fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
+import { fromDbJson, fromDbTime, fromDbTimeOrNull, newId, toDbJson, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import { offsetOf } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
@@ -116,8 +117,13 @@ export async function saveOrganization(trx: Knex.Transaction, organization: Orga
     if (isUniqueViolation(error)) return false;
     throw error;
   }
+  await trx('organization_settings').insert(settingsRow(organization, modifiedAt)).onConflict('organization_id').merge();
+  return true;
+}
+
+function settingsRow(organization: Organization, modifiedAt: Date | null) {
   const s = organization.settings;
-  const row = {
+  return {
     organization_id: organization.id,
     email: s.email,
     website: s.website,
@@ -131,8 +137,32 @@ export async function saveOrganization(trx: Knex.Transaction, organization: Orga
     default_presentment_currency: s.default_presentment_currency,
     default_tax_behavior: s.default_tax_behavior,
     country: s.country,
-    modified_at: toDbTime(modifiedAt),
+    modified_at: toDbTimeOrNull(modifiedAt),
   };
-  await trx('organization_settings').insert(row).onConflict('organization_id').merge();
+}
+
+/**
+ * Writes a new organization as Better Auth's /organization/create does (its row, the creator as `owner`
+ * member, and, teams being on, a default team of the same name holding the creator) plus the billing
+ * settings. False when the slug's unique index refused it (another organization took the slug meanwhile).
+ */
+export async function insertOrganization(trx: Knex.Transaction, organization: Organization, ownerUserId: string): Promise<boolean> {
+  const createdAt = toDbTime(organization.createdAt);
+  try {
+    await trx('organization').insert({ id: organization.id, name: organization.name, slug: organization.slug, logo: organization.avatarUrl, createdAt, metadata: null });
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+  await trx('member').insert({ id: newId(), organizationId: organization.id, userId: ownerUserId, role: 'owner', createdAt });
+  const teamId = newId();
+  await trx('team').insert({ id: teamId, name: organization.name, memberCount: 1, organizationId: organization.id, createdAt, updatedAt: null });
+  await trx('teamMember').insert({ id: newId(), teamId, userId: ownerUserId, membershipKey: teamMembershipKey(teamId, ownerUserId), createdAt });
+  await trx('organization_settings').insert(settingsRow(organization, organization.modifiedAt));
   return true;
+}
+
+/** Better Auth's unique key of a team membership (SHA-256 of [teamId, userId], base64url), so its team routes see no duplicate. */
+function teamMembershipKey(teamId: string, userId: string): string {
+  return createHash('sha256').update(JSON.stringify([teamId, userId])).digest('base64url');
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../shared/currencies.js';
+import { OrganizationName, OrganizationSlug } from './slug.js';
 
 export const SOCIAL_PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'threads', 'discord', 'other'] as const;
 
@@ -63,8 +64,8 @@ export type OrganizationSettings = z.infer<typeof OrganizationSettings>;
  * whole, with defaults for what they leave out (the SDK always sends them complete).
  */
 export const OrganizationUpdate = z.object({
-    name: z.string().trim().min(3).max(64).nullish(),
-    slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$/, 'Use 3–64 lowercase letters, digits and dashes').nullish(),
+    name: OrganizationName.nullish(),
+    slug: OrganizationSlug.nullish(),
     avatar_url: z.url({ protocol: /^https?$/ }).max(512).nullish(),
     email: z.email().max(320).nullish(),
     website: z.url({ protocol: /^https?$/ }).max(512).nullish(),
@@ -81,6 +82,18 @@ export const OrganizationUpdate = z.object({
     sso_enforced: z.boolean().nullish(),
   });
 export type OrganizationUpdate = z.infer<typeof OrganizationUpdate>;
+
+/**
+ * POST /v1/organizations, the /account form and `till orgs create`. Polar's OrganizationCreate: a name and a
+ * slug (Till derives the slug from the name when it is left out) and the same optional settings as an update.
+ * `legal_entity` is accepted and not kept: a self-hosted installation files no payout details.
+ */
+export const OrganizationCreate = OrganizationUpdate.omit({ name: true, slug: true, sso_enforced: true }).extend({
+  name: OrganizationName,
+  slug: OrganizationSlug.optional(),
+  legal_entity: z.record(z.string(), z.unknown()).nullish(),
+});
+export type OrganizationCreate = z.infer<typeof OrganizationCreate>;
 
 /** An organization as core knows it: Better Auth's row plus the billing settings. */
 export interface Organization {

@@ -4,7 +4,11 @@ import type { AppDeps } from '../../app.js';
 import { CREDENTIAL_PROVIDER_ID, signInProviders } from '../../../core/auth/social.js';
 import { listLinkedAccounts, listMemberships, listSessions } from '../account-data.js';
 import { authFailure, authHeaders, callAuth, forwardCookies } from '../auth-calls.js';
-import { fieldOf, parseForm } from '../forms.js';
+import { fieldOf, parseForm, type FieldErrors, type FormErrors } from '../forms.js';
+import { createOrganization } from '../../../core/billing/organizations/service.js';
+import { OrganizationName, OrganizationSlug } from '../../../core/billing/organizations/slug.js';
+import { systemClock } from '../../../core/clock.js';
+import { isCoreError, type CoreError } from '../../../core/errors.js';
 import { sendPage } from '../render.js';
 import { currentSession, signInUrl, type SignedIn } from '../session.js';
 import { providerFailure, socialErrorMessage } from '../social-errors.js';
@@ -22,10 +26,11 @@ const NOTICES: Record<string, NonNullable<AccountPageProps['notice']>> = {
     kind: 'info',
     message: 'Check your email: a link to confirm the change is on its way. Your address changes once the new one is verified.',
   },
+  'organization-created': { kind: 'success', message: 'The organization was created; you are its owner.' },
   'delete-link-sent': { kind: 'info', message: 'Check your email: your account is deleted when you follow the link we sent.' },
 };
 
-type AccountExtras = Pick<AccountPageProps, 'notice' | 'emailForm' | 'deleteForm'>;
+type AccountExtras = Pick<AccountPageProps, 'notice' | 'emailForm' | 'deleteForm' | 'organizationForm'>;
 
 /** Renders /account for `signedIn`, with a notice or a form's errors. */
 async function renderAccount(deps: AppDeps, req: Request, res: Response, signedIn: SignedIn, status: number, extras: AccountExtras = {}) {
@@ -115,6 +120,41 @@ export function submitChangeEmail(deps: AppDeps): RequestHandler {
       emailForm: { value, errors: onField ? { fields: { newEmail: failure.message } } : { form: failure.message } },
     });
   };
+}
+
+export const NewOrganizationForm = z.object({
+  name: OrganizationName,
+  // Left empty, the slug is derived from the name.
+  slug: z.string().trim().transform((slug) => slug || undefined).pipe(OrganizationSlug.optional()),
+});
+
+/** POST /account/organizations: the same service as POST /v1/organizations; the creator becomes its owner. */
+export function submitNewOrganization(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const signedIn = await currentSession(deps, req, res);
+    if (!signedIn) return res.redirect(303, signInUrl('/account'));
+    const values = { name: fieldOf(req.body, 'name'), slug: fieldOf(req.body, 'slug') };
+    const form = parseForm(NewOrganizationForm, req.body);
+    if (!form.ok) return renderAccount(deps, req, res, signedIn, 400, { organizationForm: { values, errors: { fields: form.errors } } });
+    try {
+      await createOrganization(deps.db, deps.clock ?? systemClock, signedIn.user.id, form.data);
+    } catch (error) {
+      if (!isCoreError(error) || error.kind !== 'invalid') throw error;
+      return renderAccount(deps, req, res, signedIn, 400, { organizationForm: { values, errors: formErrorsOf(error) } });
+    }
+    res.redirect(303, '/account?notice=organization-created');
+  };
+}
+
+/** A service's validation failure as form errors: each issue beside the field it names. */
+function formErrorsOf(error: CoreError): FormErrors {
+  const fields: FieldErrors = {};
+  const issues = Array.isArray(error.details) ? (error.details as { loc?: unknown[]; msg?: string }[]) : [];
+  for (const issue of issues) {
+    const field = issue.loc?.[1];
+    if (typeof field === 'string' && issue.msg) fields[field] ??= issue.msg;
+  }
+  return Object.keys(fields).length > 0 ? { fields } : { form: error.message };
 }
 
 /**

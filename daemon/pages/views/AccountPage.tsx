@@ -5,6 +5,7 @@ import { DateTime } from '../components/DateTime.js';
 import { Field } from '../components/Field.js';
 import type { FormErrors } from '../forms.js';
 import { Layout } from '../components/Layout.js';
+import { NAME_LENGTH, SLUG_LENGTH } from '../../../core/billing/organizations/slug.js';
 import { PostButton } from '../components/PostButton.js';
 import { SessionsTable } from '../components/SessionsTable.js';
 import { signInUrl, type SignedInUser } from '../session.js';
@@ -22,9 +23,11 @@ export interface AccountPageProps {
   /** The change-of-email form as last sent, with what was wrong. */
   emailForm?: { value: string; errors: FormErrors };
   deleteForm?: { errors: FormErrors };
+  /** The new-organization form as last sent, with what was wrong. */
+  organizationForm?: { values: { name: string; slug: string }; errors: FormErrors };
 }
 
-export function AccountPage({ user, sessions, memberships, accounts, providers, notice, emailForm, deleteForm }: AccountPageProps) {
+export function AccountPage({ user, sessions, memberships, accounts, providers, notice, emailForm, deleteForm, organizationForm }: AccountPageProps) {
   const others = sessions?.filter((session) => !session.current).length ?? 0;
   const linkable = providers.filter((provider) => !accounts.some((account) => account.providerId === provider.id));
   const hasPassword = accounts.some((account) => account.providerId === CREDENTIAL_PROVIDER_ID);
@@ -87,7 +90,12 @@ export function AccountPage({ user, sessions, memberships, accounts, providers, 
                     <DateTime value={account.createdAt} />
                   </td>
                   <td>
-                    <PostButton action="/account/accounts/unlink" fields={{ account_id: account.id }} label={`Unlink ${name}`} variant="secondary" />
+                    {/* The last way to sign in is never offered for removal: it would lock the account out. */}
+                    {accounts.length > 1 ? (
+                      <PostButton action="/account/accounts/unlink" fields={{ account_id: account.id }} label={`Unlink ${name}`} variant="secondary" />
+                    ) : (
+                      <span className="muted">Your only sign-in method</span>
+                    )}
                   </td>
                 </tr>
               );
@@ -156,8 +164,46 @@ export function AccountPage({ user, sessions, memberships, accounts, providers, 
             </tbody>
           </table>
         ) : (
-          <p className="muted">You are not a member of any organization yet.</p>
+          <p className="muted">You are not a member of any organization yet: create one below, or accept an invitation.</p>
         )}
+        <h3 id="new-organization-heading">New organization</h3>
+        {organizationForm?.errors.form ? (
+          <Alert kind="error" id="organization-form-error">
+            {organizationForm.errors.form}
+          </Alert>
+        ) : null}
+        <form
+          method="post"
+          action="/account/organizations"
+          className="card"
+          aria-labelledby="new-organization-heading"
+          aria-describedby={organizationForm?.errors.form ? 'organization-form-error' : undefined}
+        >
+          <Field
+            name="name"
+            label="Name"
+            value={organizationForm?.values.name ?? ''}
+            error={organizationForm?.errors.fields?.name}
+            hint={`${NAME_LENGTH.min}–${NAME_LENGTH.max} characters, shown to your customers.`}
+            autoComplete="organization"
+            required
+          />
+          <Field
+            name="slug"
+            label="Slug (optional)"
+            value={organizationForm?.values.slug ?? ''}
+            error={organizationForm?.errors.fields?.slug}
+            hint={`Used in URLs and by the CLI (--org). Left empty, it is made from the name: "Acme Tools" becomes acme-tools. ${SLUG_LENGTH.min}–${SLUG_LENGTH.max} lowercase letters, digits and hyphens.`}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+          />
+          <div className="actions">
+            <button type="submit" className="button">
+              Create organization
+            </button>
+          </div>
+        </form>
       </section>
 
       <section aria-labelledby="delete-heading">

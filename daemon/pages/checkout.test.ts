@@ -515,3 +515,106 @@ describe('the checkout form over plain HTTP', () => {
     expect(embeddedPage.headers.get('x-frame-options')).toBeNull();
   });
 });
+
+describe('discounts that do not last, or do not apply, on the hosted checkout in Chromium', () => {
+  const discount = (body: Record<string, unknown>) => {
+    const code = `D${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+    return v1('POST', '/discounts/', { organization_id: organizationId, name: `Test ${code}`, code, ...body }).then(() => code);
+  };
+
+  it('shows what a one-time discount on a subscription charges today and what each renewal costs', async () => {
+    const code = await discount({ type: 'percentage', basis_points: 2500, duration: 'once' });
+    const checkout = await newCheckout(catalog.monthly);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.getByLabel('Discount code').fill(code);
+    await submit(page, 'Apply');
+    expect(await page.locator('.summary tr.total th').textContent()).toBe('Due today');
+    expect(await amountCell(page, 'total')).toBe('$7.50');
+    expect(await amountCell(page, 'renewal')).toBe('$10.00 / month');
+    await fillContact(page, `once-${Date.now()}@example.com`);
+    await chooseCountry(page);
+    await fillCard(page, GOOD_CARD);
+    await submit(page, 'Subscribe, pay $7.50 today');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
+    const [order] = await ordersOf(checkout.id);
+    expect(order).toMatchObject({ billing_reason: 'subscription_create', discount_amount: 250, total_amount: 750 });
+  });
+
+  it('shows how long a repeating discount lasts and what renewals cost after it', async () => {
+    const code = await discount({ type: 'percentage', basis_points: 5000, duration: 'repeating', duration_in_months: 3 });
+    const checkout = await newCheckout(catalog.monthly);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.getByLabel('Discount code').fill(code);
+    await submit(page, 'Apply');
+    expect(await amountCell(page, 'total')).toBe('$5.00');
+    expect(await amountCell(page, 'renewal')).toBe('$5.00 / month until 3 months after you subscribe, then $10.00 / month');
+    expect(await page.getByRole('button', { name: 'Subscribe, pay $5.00 today' }).count()).toBe(1);
+  });
+
+  it('keeps "Subscribe for" the total when the discount lasts forever', async () => {
+    const code = await discount({ type: 'percentage', basis_points: 1000, duration: 'forever' });
+    const checkout = await newCheckout(catalog.monthly);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.getByLabel('Discount code').fill(code);
+    await submit(page, 'Apply');
+    expect(await amountCell(page, 'total')).toBe('$9.00 / month');
+    expect(await page.locator('.summary [data-amount="renewal"]').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Subscribe for $9.00' }).count()).toBe(1);
+  });
+
+  it('refuses a code that does not apply to the product beside its field, and the next press pays without it', async () => {
+    const code = await discount({ type: 'percentage', basis_points: 5000, duration: 'once', products: [catalog.oneTime] });
+    const checkout = await newCheckout(catalog.payWhatYouWant);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await fillContact(page, `wrong-code-${Date.now()}@example.com`);
+    await chooseCountry(page);
+    await fillCard(page, GOOD_CARD);
+    await page.getByLabel('Discount code').fill(code);
+    const refused = await submit(page, 'Pay $10.00');
+    expect(refused?.status()).toBe(400);
+    expect(await page.locator('#field-discount_code-error').textContent()).toContain(`“${code}” was not applied`);
+    expect(await page.locator('#field-discount_code-error').textContent()).toContain('You can pay without it');
+    expect(await page.getByLabel('Discount code').inputValue()).toBe('');
+    expect(await ordersOf(checkout.id)).toHaveLength(0);
+
+    await fillCard(page, GOOD_CARD);
+    await submit(page, 'Pay $10.00');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
+    const [order] = await ordersOf(checkout.id);
+    expect(order).toMatchObject({ discount_amount: 0, total_amount: 1000 });
+  });
+
+  it('takes off an applied discount that was used up meanwhile, shows the new total, and pays it', async () => {
+    const code = await discount({ type: 'fixed', amount: 300, currency: 'usd', duration: 'once', max_redemptions: 1 });
+    const mine = await newCheckout(catalog.oneTime);
+    const page = await context.newPage();
+    await page.goto(mine.url);
+    await page.getByLabel('Discount code').fill(code);
+    await submit(page, 'Apply');
+    expect(await amountCell(page, 'total')).toBe('$12.00');
+    // Someone else redeems the last use first.
+    const theirs = await newCheckout(catalog.oneTime);
+    const paid = await v1Request(daemon.url, undefined, 'POST', `/checkouts/client/${theirs.client_secret}/confirm`, {
+      customer_email: `first-${Date.now()}@example.com`,
+      customer_billing_address: { country: 'DE' },
+      discount_code: code,
+      confirmation_token_id: 'tok_visa',
+    });
+    expect(paid.status).toBe(200);
+    await fillContact(page, `late-${Date.now()}@example.com`);
+    await chooseCountry(page);
+    await fillCard(page, GOOD_CARD);
+    const refused = await submit(page, 'Pay $12.00');
+    expect(refused?.status()).toBe(400);
+    expect(await page.locator('#field-discount_code-error').textContent()).toContain('It was removed, so the total is now $15.00');
+    expect(await amountCell(page, 'total')).toBe('$15.00');
+    expect(await ordersOf(mine.id)).toHaveLength(0);
+    await fillCard(page, GOOD_CARD);
+    await submit(page, 'Pay $15.00');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your purchase');
+  });
+});

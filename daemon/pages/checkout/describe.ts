@@ -54,12 +54,39 @@ export function trialText(checkout: CheckoutWire): string | null {
   return `${count} ${interval}${count === 1 ? '' : 's'}`;
 }
 
+/**
+ * What a subscription costs after today when its discount does not last (once, or for some months): the checkout's
+ * total is only the first payment then. `total` is a renewal at the full price, tax included when known.
+ */
+export interface Renewal {
+  total: number;
+  /** False while no billing country is known: the renewal is shown before tax, as today's total is. */
+  taxKnown: boolean;
+}
+
+/** A discount on a subscription that ends: today's total is not what every renewal costs. */
+export function discountEnds(checkout: CheckoutWire): boolean {
+  const discount = checkout.discount;
+  return Boolean(checkout.product?.is_recurring && discount && discount.duration !== 'forever' && checkout.discount_amount > 0);
+}
+
+/** "Then $12.00 / month", "$9.00 / month for the first 3 months, then $12.00 / month": the renewals of a discount that ends. */
+export function renewalText(checkout: CheckoutWire, renewal: Renewal): string {
+  const suffix = recurrenceSuffix(checkout.product);
+  const full = `${formatMoney(renewal.total, checkout.currency)}${suffix}${renewal.taxKnown ? '' : ' before tax'}`;
+  const discount = checkout.discount;
+  if (discount?.duration !== 'repeating') return full;
+  const months = discount.duration_in_months ?? 1;
+  return `${formatMoney(checkout.total_amount, checkout.currency)}${suffix} until ${months} month${months === 1 ? '' : 's'} after you subscribe, then ${full}`;
+}
+
 /** The pay button says what pressing it does: pay an amount, subscribe, start a trial or take a free product. */
 export function payLabel(checkout: CheckoutWire): string {
   const recurring = checkout.product?.is_recurring ?? false;
   if (recurring && trialText(checkout)) return 'Start trial';
   if (!checkout.is_payment_required) return recurring ? 'Subscribe' : 'Get it free';
   const total = formatMoney(checkout.total_amount, checkout.currency);
+  if (discountEnds(checkout)) return `Subscribe, pay ${total} today`;
   return recurring ? `Subscribe for ${total}` : `Pay ${total}`;
 }
 

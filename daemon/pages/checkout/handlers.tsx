@@ -11,6 +11,8 @@ import type { FieldErrors, FormErrors } from '../forms.js';
 import { sendPage } from '../render.js';
 import { loadReceipt } from './receipt.js';
 import { formatMoney } from './money.js';
+import { discountEnds, type Renewal } from './describe.js';
+import { computeAmounts, taxBasisPointsFor } from '../../../core/billing/pricing/amounts.js';
 import { inputForLocation, parseCard, parseCheckoutForm, type ParsedCheckoutForm } from './form.js';
 import type { CheckoutWire } from './types.js';
 import { CheckoutClosedPage, CheckoutNotFoundPage } from './views/CheckoutClosedPage.js';
@@ -84,7 +86,8 @@ export function showCheckout(deps: AppDeps): RequestHandler {
     allowEmbedding(res, checkout);
     if (sendClosed(res, checkout)) return;
     const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
-    sendPage(res, 200, <CheckoutPage checkout={checkout} action={pathOf(checkout.client_secret)} notice={notice} sandbox={isSandbox(deps)} />);
+    const renewal = await renewalOf(deps, checkout);
+    sendPage(res, 200, <CheckoutPage checkout={checkout} action={pathOf(checkout.client_secret)} notice={notice} sandbox={isSandbox(deps)} renewal={renewal} />);
   };
 }
 
@@ -121,8 +124,10 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
     if (sendClosed(res, found)) return;
     let checkout = found;
     const form = parseCheckoutForm(checkout, req.body);
-    const again = (status: number, errors: FormErrors, notice?: string, shown: CheckoutWire = checkout) =>
-      sendPage(res, status, <CheckoutPage checkout={shown} action={pathOf(secret)} typed={form.typed} errors={errors} notice={notice} sandbox={isSandbox(deps)} />);
+    const again = async (status: number, errors: FormErrors, notice?: string, shown: CheckoutWire = checkout, typed = form.typed) => {
+      const renewal = await renewalOf(deps, shown);
+      sendPage(res, status, <CheckoutPage checkout={shown} action={pathOf(secret)} typed={typed} errors={errors} notice={notice} sandbox={isSandbox(deps)} renewal={renewal} />);
+    };
 
     const card = form.intent === 'pay' && checkout.is_payment_form_required ? parseCard(req.body) : null;
     const localErrors = { ...form.errors, ...(card && !card.ok ? card.errors : {}) };
@@ -133,7 +138,17 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
     try {
       checkout = serialize(deps, await updateCheckoutPublic(checkoutDeps, secret, update.data));
     } catch (error) {
-      return sendServiceError(error, again, deps, secret, res);
+      const refused = form.intent === 'pay' && update.data.discount_code ? discountCodeRefusal(error) : undefined;
+      if (!refused) return sendServiceError(error, again, deps, secret, res);
+      // A code that does not apply never stands between the buyer and paying: the rest is saved without it, the
+      // refusal is shown beside the emptied field, and the next press of the button pays the total shown.
+      try {
+        checkout = serialize(deps, await updateCheckoutPublic(checkoutDeps, secret, { ...update.data, discount_code: undefined }));
+      } catch (retryError) {
+        return sendServiceError(retryError, again, deps, secret, res);
+      }
+      const message = `“${update.data.discount_code}” was not applied: ${lowerFirst(refused)} You can pay without it, or try another code.`;
+      return again(400, { fields: { discount_code: message } }, undefined, checkout, { ...form.typed, discount_code: '' });
     }
 
     if (form.intent !== 'pay') return res.redirect(303, `${pathOf(secret)}?notice=${noticeFor(form)}`);
@@ -149,10 +164,39 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
     try {
       await confirmCheckout(checkoutDeps, secret, {}, { paymentMethod });
     } catch (error) {
-      return sendServiceError(error, again, deps, secret, res);
+      const refused = checkout.discount ? discountCodeRefusal(error) : undefined;
+      if (!refused) return sendServiceError(error, again, deps, secret, res);
+      // The applied discount stopped applying (used up, expired) since it was shown: it is taken off, and the
+      // buyer sees the new total before paying it.
+      try {
+        checkout = serialize(deps, await updateCheckoutPublic(checkoutDeps, secret, { discount_code: '' }));
+      } catch (retryError) {
+        return sendServiceError(retryError, again, deps, secret, res);
+      }
+      const reason = refused.replace(/ Remove it to pay without it\.$/, '');
+      const message = `${reason} It was removed, so the total is now ${formatMoney(checkout.total_amount, checkout.currency)}: pay again to pay without it.`;
+      return again(400, { fields: { discount_code: message } }, undefined, checkout, { ...form.typed, discount_code: '' });
     }
     res.redirect(303, `${pathOf(secret)}/confirmation`);
   };
+}
+
+/** The service's reason for refusing the discount code, when that is all it refused. */
+function discountCodeRefusal(error: unknown): string | undefined {
+  if (!isCoreError(error) || error.kind !== 'invalid' || !Array.isArray(error.details) || error.details.length !== 1) return undefined;
+  const [detail] = error.details as { loc?: unknown; msg?: unknown }[];
+  const onCode = Array.isArray(detail?.loc) && detail.loc[detail.loc.length - 1] === 'discount_code';
+  return onCode && typeof detail?.msg === 'string' ? detail.msg : undefined;
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** What the renewals of a subscription cost when its discount ends; null when every payment is the total shown. */
+async function renewalOf(deps: AppDeps, checkout: CheckoutWire): Promise<Renewal | null> {
+  if (!discountEnds(checkout)) return null;
+  const taxKnown = checkout.tax_amount !== null;
+  const taxBasisPoints = taxKnown ? await taxBasisPointsFor(deps.db, checkout.organization_id, checkout.customer_billing_address) : 0;
+  return { total: computeAmounts({ subtotalAmount: checkout.amount, discount: null, taxBasisPoints }).totalAmount, taxKnown };
 }
 
 function parseCardErrorsOrRequired(body: unknown): FieldErrors {
@@ -171,7 +215,7 @@ function noticeFor(form: ParsedCheckoutForm): string {
 /** A refusal from the checkout service as the page shows it; a checkout that closed meanwhile shows why. */
 async function sendServiceError(
   error: unknown,
-  again: (status: number, errors: FormErrors, notice?: string, shown?: CheckoutWire) => void,
+  again: (status: number, errors: FormErrors, notice?: string, shown?: CheckoutWire) => Promise<void>,
   deps: AppDeps,
   secret: string,
   res: Response,

@@ -7,7 +7,7 @@ import { CardFields } from '../components/CardFields.js';
 import { CheckoutLayout } from '../components/CheckoutLayout.js';
 import { CheckboxControl, TextControl } from '../components/Controls.js';
 import { CustomFields } from '../components/CustomFields.js';
-import { activePrice, discountText, payLabel, priceText, trialText } from '../describe.js';
+import { activePrice, discountText, payLabel, priceText, trialText, type Renewal } from '../describe.js';
 import { formatMoney, toMajorInput } from '../money.js';
 import type { CheckoutWire } from '../types.js';
 
@@ -22,10 +22,12 @@ export interface CheckoutPageProps {
   notice?: string;
   /** The sandbox processor takes the payments: the test cards are listed. */
   sandbox: boolean;
+  /** What renewals cost when the subscription's discount ends (see discountEnds). */
+  renewal?: Renewal | null;
 }
 
 /** The hosted checkout: one form, every button a POST, so it works with JavaScript off. */
-export function CheckoutPage({ checkout, action, typed, errors = {}, notice, sandbox }: CheckoutPageProps) {
+export function CheckoutPage({ checkout, action, typed, errors = {}, notice, sandbox, renewal }: CheckoutPageProps) {
   const fields = errors.fields ?? {};
   const product = checkout.product;
   const value = (name: string, saved: string | null | undefined) => typed?.[name] ?? saved ?? '';
@@ -75,6 +77,7 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
             discountLabel={checkout.discount ? (checkout.discount.code ?? checkout.discount.name) : undefined}
             product={product}
             trial={trial}
+            renewal={renewal ? { checkout, amounts: renewal } : null}
           />
         </section>
 

@@ -69,6 +69,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ TILL_DATA_DIR: tempDir() }).session).toEqual({ expiresIn: 604800, updateAge: 86400, freshAge: 86400, cookieCacheMaxAge: 300 });
     expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_SESSION_FRESH_AGE: '0' }).session.freshAge).toBe(0);
   });
+
+  it('refuses a session expiry above 400 days, the longest a browser keeps a cookie (SPEC §9)', () => {
+    expect(loadConfig({ TILL_DATA_DIR: tempDir(), TILL_SESSION_EXPIRES_IN: '34560000' }).session.expiresIn).toBe(34560000);
+    const load = () => loadConfig({ TILL_DATA_DIR: tempDir(), TILL_SESSION_EXPIRES_IN: '34560001' });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow('TILL_SESSION_EXPIRES_IN must be at most 34560000 seconds (400 days): a browser keeps a cookie no longer than that (SPEC §9); got "34560001"');
+  });
 });
 
 describe('TILL_TRUST_PROXY', () => {

@@ -113,7 +113,7 @@ export function loadConfig(env: Env): DaemonConfig {
     secret,
     baseUrl,
     session: {
-      expiresIn: integer(env, 'TILL_SESSION_EXPIRES_IN', DEFAULT_SESSION_SETTINGS.expiresIn, { min: 60 }),
+      expiresIn: sessionExpiresIn(env),
       updateAge: integer(env, 'TILL_SESSION_UPDATE_AGE', DEFAULT_SESSION_SETTINGS.updateAge, { min: 0 }),
       freshAge: integer(env, 'TILL_SESSION_FRESH_AGE', DEFAULT_SESSION_SETTINGS.freshAge, { min: 0 }),
       cookieCacheMaxAge: integer(env, 'TILL_SESSION_COOKIE_CACHE_MAX_AGE', DEFAULT_SESSION_SETTINGS.cookieCacheMaxAge, { min: 0 }),
@@ -287,6 +287,17 @@ function integer(env: Env, name: string, fallback: number, range: { min?: number
   const value = Number(raw);
   if (!Number.isInteger(value) || (range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
     throw new ConfigError(`${name} must be a whole number${range.min !== undefined ? ` ≥ ${range.min}` : ''}${range.max !== undefined ? ` ≤ ${range.max}` : ''}; got "${raw}"`);
+  }
+  return value;
+}
+
+/** SPEC §9: a cookie lives at most 400 days, so a session cannot outlive its cookie. */
+const MAX_COOKIE_AGE = 34_560_000;
+
+function sessionExpiresIn(env: Env): number {
+  const value = integer(env, 'TILL_SESSION_EXPIRES_IN', DEFAULT_SESSION_SETTINGS.expiresIn, { min: 60 });
+  if (value > MAX_COOKIE_AGE) {
+    throw new ConfigError(`TILL_SESSION_EXPIRES_IN must be at most ${MAX_COOKIE_AGE} seconds (400 days): a browser keeps a cookie no longer than that (SPEC §9); got "${env.TILL_SESSION_EXPIRES_IN}"`);
   }
   return value;
 }

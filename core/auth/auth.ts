@@ -17,6 +17,8 @@ import { generateRandomString } from 'better-auth/crypto';
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from '../mail/messages.js';
 import { nameProblem, slugProblem } from '../billing/organizations/slug.js';
 import { isValidDisplayUsername, isValidUsername, USERNAME_LENGTH } from './usernames.js';
+import { hardening } from './hardening.js';
+import { assertUserFields } from './user-fields.js';
 import { ACCOUNT_LINKING, oidcPlugin, socialProvidersOption, type SocialSettings } from './social.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
@@ -142,7 +144,7 @@ const organizationHooks = {
 
 /**
  * SPEC §5/§8: revoking a token that is not the caller's is refused, and an unknown token is a 400
- * "Session not found". Better Auth answers {status: true} to both and deletes nothing, which tells a
+ * "Session not found". A session may also be named by its id (see core/auth/hardening.ts). Better Auth answers {status: true} to both and deletes nothing, which tells a
  * caller nothing; this check runs first and says what happened.
  */
 const revokeSessionGuard = createAuthMiddleware(async (ctx) => {
@@ -151,7 +153,12 @@ const revokeSessionGuard = createAuthMiddleware(async (ctx) => {
   const callerId = await callerUserId(ctx);
   if (!callerId) return; // Better Auth answers 401 itself.
   const target = await ctx.context.internalAdapter.findSession(token);
-  if (!target) throw new APIError('BAD_REQUEST', { code: 'SESSION_NOT_FOUND', message: 'Session not found' });
+  if (!target) {
+    // Lists name sessions by id (they carry no tokens): an id of one of the caller's own sessions revokes it.
+    const own = (await ctx.context.internalAdapter.listSessions(callerId)).find((session) => session.id === token);
+    if (own) return { context: { body: { token: own.token } } };
+    throw new APIError('BAD_REQUEST', { code: 'SESSION_NOT_FOUND', message: 'Session not found' });
+  }
   if (target.session.userId !== callerId) {
     throw new APIError('UNAUTHORIZED', { code: 'UNAUTHORIZED', message: 'You can only revoke your own sessions' });
   }
@@ -260,6 +267,7 @@ function assertTeamName(name: string) {
  */
 function tillPlugins(settings: AuthSettings, device: DeviceCodeSettings) {
   const core = [
+    hardening({ minPasswordLength: PASSWORD_LENGTH.min }),
     bearer(),
     tillGuards(settings.db),
     deviceAuthorization({
@@ -446,6 +454,7 @@ export function authOptions(settings: AuthSettings) {
         create: {
           // The very first account of an installation administers it.
           before: async (user, ctx) => {
+            assertUserFields(user);
             // Count through Better Auth's adapter: user creation runs in its transaction, which on
             // SQLite holds the pool's only connection, so a query on `settings.db` would wait forever.
             const adapter = await getCurrentAdapter(ctx?.context.adapter as DBAdapter);
@@ -455,6 +464,12 @@ export function authOptions(settings: AuthSettings) {
             if (trx && dialectOf(trx) === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [FIRST_ADMIN_LOCK]);
             const existing = await adapter.count({ model: 'user' });
             return existing > 0 ? { data: user } : { data: { ...user, role: 'admin' } };
+          },
+        },
+        update: {
+          before: async (user) => {
+            assertUserFields(user);
+            return { data: user };
           },
         },
       },

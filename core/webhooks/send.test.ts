@@ -37,6 +37,10 @@ describe('sendWebhook', () => {
   it('refuses a literal private address without connecting', async () => {
     const before = hits;
     expect((await send(`http://127.0.0.1:${port}/hook`, false)).response).toMatch(/^Refused: 127\.0\.0\.1 is a private address/);
+    // The 6to4, NAT64 and IPv4-compatible spellings of loopback are refused the same way at delivery.
+    for (const host of ['[2002:7f00:1::]', '[64:ff9b::7f00:1]', '[::7f00:1]']) {
+      expect((await send(`http://${host}:${port}/hook`, false)).response, host).toMatch(/^Refused: .* is a private address/);
+    }
     expect(hits).toBe(before);
   });
 

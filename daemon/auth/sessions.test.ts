@@ -151,8 +151,8 @@ describe('revoking sessions', () => {
     const first = await signUp(daemon.url);
     const second = await signIn(first.user.email);
     const sessions = await first.client.get('/list-sessions', {}, 'bearer');
-    const other = sessions.body.find((s: { token: string }) => rawToken(first.token) !== s.token);
-    const res = await first.client.post('/revoke-session', { token: other.token }, 'bearer');
+    const other = sessions.body.find((s: { token?: string }) => rawToken(first.token) !== s.token);
+    const res = await first.client.post('/revoke-session', { token: other.id }, 'bearer');
     expect(res.body).toEqual({ status: true });
     expect((await second.get('/get-session', {}, 'bearer')).body).toBeNull();
     expect((await first.client.get('/get-session', {}, 'bearer')).body?.session).toBeTruthy();

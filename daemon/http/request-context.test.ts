@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loggablePath } from './request-context.js';
+import { loggablePath } from '../logger.js';
 
 describe('the request log', () => {
   it('masks path segments that are credentials and drops every query string', () => {
@@ -8,5 +8,6 @@ describe('the request log', () => {
     expect(loggablePath('/downloads/eyJhbGciOi.signature')).toBe('/downloads/***');
     expect(loggablePath('/v1/orders/abc/invoice.pdf?expires=1&signature=s')).toBe('/v1/orders/abc/invoice.pdf');
     expect(loggablePath('/v1/checkouts/abc')).toBe('/v1/checkouts/abc');
+    expect(loggablePath('/api/auth/reset-password/tok3n?callbackURL=/x')).toBe('/api/auth/reset-password/***');
   });
 });

@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../logger.js';
+import { loggablePath, type Logger } from '../logger.js';
 import { CLIENT_IP_HEADER } from '../../core/auth/auth.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * Paths whose segment after these prefixes is itself a credential (a checkout's client secret, a signed download
- * token): the log shows `***` instead. Query strings (signed links, mail tokens) are never logged at all.
- */
-const SECRET_SEGMENTS = /^(\/checkout\/|\/v1\/checkouts\/client\/|\/downloads\/)[^/]+/;
-
-/** The path as it is safe to log. */
-export const loggablePath = (url: string) => url.split('?')[0]!.replace(SECRET_SEGMENTS, '$1***');
 
 /** Gives every request an id (kept from X-Request-Id when sane), echoes it, and logs one line per response with it. */
 export function requestLogging(logger: Logger): RequestHandler {

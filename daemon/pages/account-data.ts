@@ -23,9 +23,9 @@ export interface MembershipRow {
  * Better Auth lists sessions only to a fresh session (signed in within the fresh age); an older one
  * gets `stale`, and the page asks the user to sign in again.
  */
-export type SessionList = { stale: false; sessions: (SessionRow & { token: string })[] } | { stale: true };
+export type SessionList = { stale: false; sessions: SessionRow[] } | { stale: true };
 
-/** The signed-in user's live sessions, tokens included: for server-side use only, never rendered. */
+/** The signed-in user's live sessions, by id (Better Auth's list carries no other session's token). */
 export async function listSessions(deps: AppDeps, req: Request, currentSessionId: string): Promise<SessionList> {
   try {
     const sessions = await deps.auth.api.listSessions({ headers: authHeaders(req) });
@@ -34,7 +34,6 @@ export async function listSessions(deps: AppDeps, req: Request, currentSessionId
       sessions: sessions
         .map((session) => ({
           id: session.id,
-          token: session.token,
           userAgent: session.userAgent ?? null,
           ipAddress: session.ipAddress ?? null,
           createdAt: new Date(session.createdAt),

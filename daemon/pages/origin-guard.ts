@@ -16,7 +16,8 @@ export function sameOriginForms(baseUrl: string): RequestHandler {
   };
 }
 
-function postedFromOrigin(headers: IncomingHttpHeaders, own: string): boolean {
+/** True when a request's Origin (or Referer) is `own`, or it names none (not a browser's cross-site request). */
+export function postedFromOrigin(headers: IncomingHttpHeaders, own: string): boolean {
   const origin = headers.origin;
   if (typeof origin === 'string') {
     // Privacy-sensitive contexts send "null"; the browser's own Sec-Fetch-Site then tells whether it was us.

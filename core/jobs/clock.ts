@@ -28,6 +28,18 @@ export async function saveClockState(db: Executor, state: OrganizationClockState
     .merge(['sandbox', 'offset_ms', 'modified_at']);
 }
 
+/**
+ * Moves an organization's clock forward to `offsetMs`, never back: a guarded update that leaves a clock already
+ * further ahead alone. True when it moved.
+ */
+export async function moveClockForward(db: Executor, organizationId: string, offsetMs: number, at: Date): Promise<boolean> {
+  const updated = await db(TABLE)
+    .where({ organization_id: organizationId })
+    .andWhere('offset_ms', '<', offsetMs)
+    .update({ offset_ms: offsetMs, modified_at: toDbTime(at) });
+  return updated > 0;
+}
+
 /** A clock `offsetMs` ahead of `base`. */
 export const offsetClock = (base: Clock, offsetMs: number): Clock => (offsetMs === 0 ? base : { now: () => new Date(base.now().getTime() + offsetMs) });
 

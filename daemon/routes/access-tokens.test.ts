@@ -131,6 +131,14 @@ describe('expires_in bounds', () => {
       expect([expires_in, res.status]).toEqual([expires_in, 422]);
     }
   });
+
+  it('refuses a value that is neither seconds nor an ISO 8601 duration with a 422 naming the field', async () => {
+    for (const expires_in of ['x', 'P1', '-1', '', 'P99999999Y', -1, 1.5, true]) {
+      const res = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'bad', scopes: ['products:read'], expires_in });
+      expect([expires_in, res.status]).toEqual([expires_in, 422]);
+      expect((await res.json()).detail[0].loc).toEqual(['body', 'expires_in']);
+    }
+  });
 });
 
 describe('deeply nested input', () => {

@@ -76,3 +76,29 @@ describe('/v1/organizations/{id}/clock', () => {
     expect((await call('PATCH', `/organizations/${organizationId}/clock`, { sandbox: true }, mallory.token)).status).toBe(404);
   });
 });
+
+describe('concurrent advances', () => {
+  it('are taken one after another: six +1month steps move the clock six months, and each caller is told its own step', async () => {
+    const id = await createOrganization(owner, 'Rush Hour');
+    expect((await call('PATCH', `/organizations/${id}/clock`, { sandbox: true })).status).toBe(200);
+    const before = Date.now();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call('POST', `/organizations/${id}/clock/advance`, { by: '+1month' })));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const steps = ((await Promise.all(answers.map((res) => res.json()))) as { now: string; advanced_from: string }[])
+      .map((step) => ({ from: Date.parse(step.advanced_from), to: Date.parse(step.now) }))
+      .sort((a, b) => a.from - b.from);
+    const DAY = 86_400_000;
+    for (const [index, step] of steps.entries()) {
+      // Each step is one calendar month from where that caller found the clock…
+      expect((step.to - step.from) / DAY).toBeGreaterThanOrEqual(28);
+      expect((step.to - step.from) / DAY).toBeLessThan(32);
+      // …and starts where the previous one ended: no step overlaps another, none goes back.
+      if (index > 0) expect(step.from).toBeGreaterThanOrEqual(steps[index - 1]!.to);
+    }
+    const clock = await (await call('GET', `/organizations/${id}/clock`)).json();
+    expect(Date.parse(clock.now)).toBeGreaterThanOrEqual(steps[5]!.to);
+    const months = (Date.parse(clock.now) - before) / DAY;
+    expect(months).toBeGreaterThanOrEqual(6 * 28);
+    expect(months).toBeLessThan(6 * 32);
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../../core/billing/shared/time.js';
 import { getOrganization } from '../../core/billing/organizations/service.js';
-import { advanceOrganizationClock, setSandbox } from '../../core/jobs/advance.js';
+import { advanceOrganizationClock, oneAdvanceAtATime, setSandbox } from '../../core/jobs/advance.js';
 import { clockState } from '../../core/jobs/clock.js';
 import { JOB_HANDLERS } from '../../core/jobs/handlers.js';
 import { listJobs } from '../../core/jobs/jobs.js';
@@ -85,22 +85,29 @@ export const clockRoutes = [
       .refine((body) => (body.to === undefined) !== (body.by === undefined), { message: 'Give exactly one of `to` and `by`', path: ['to'] }),
     handler: async ({ principal, params, body, deps }) => {
       const organization = await getOrganization(deps.db, organizationsWith(principal, WRITE), params.id);
-      const state = await clockState(deps.db, organization.id);
-      const now = new Date(deps.clock.now().getTime() + state.offsetMs);
-      const target = body.to ?? applyClockStep(now, body.by ?? '');
-      // Dates past the year 9999 cannot be written back as ISO 8601 (nor stored on PostgreSQL).
-      if (!target || Number.isNaN(target.getTime()) || target.getUTCFullYear() > 9999) {
-        throw new CoreError('invalid', 'INVALID_CLOCK_STEP', 'Invalid clock step', [
-          { loc: ['body', 'by'], msg: 'Use a step like +30s, +15m, +12h, +3d, +2w, +1month or +1year', type: 'value_error' },
-        ]);
-      }
-      const result = await advanceOrganizationClock({ db: deps.db, clock: deps.clock, payments: paymentsOf(deps), baseUrl: deps.baseUrl, handlers: JOB_HANDLERS }, organization.id, target);
-      return {
-        ...(await describeClock(deps.db, deps.clock, organization.id)),
-        advanced_from: result.from.toISOString(),
-        jobs_run: result.jobsRun,
-        jobs_failed: result.jobsFailed,
-      };
+      // One advance at a time per organization: each steps from where the previous left the clock, and is told
+      // where its own step ended before the next one starts.
+      return oneAdvanceAtATime(organization.id, () => advance(deps, organization.id, body));
     },
   }),
 ];
+
+/** One advance of an organization's clock, from where it stands now, and the clock as that step left it. */
+async function advance(deps: V1Deps, organizationId: string, body: { to?: Date; by?: string }) {
+  const state = await clockState(deps.db, organizationId);
+  const now = new Date(deps.clock.now().getTime() + state.offsetMs);
+  const target = body.to ?? applyClockStep(now, body.by ?? '');
+  // Dates past the year 9999 cannot be written back as ISO 8601 (nor stored on PostgreSQL).
+  if (!target || Number.isNaN(target.getTime()) || target.getUTCFullYear() > 9999) {
+    throw new CoreError('invalid', 'INVALID_CLOCK_STEP', 'Invalid clock step', [
+      { loc: ['body', 'by'], msg: 'Use a step like +30s, +15m, +12h, +3d, +2w, +1month or +1year', type: 'value_error' },
+    ]);
+  }
+  const result = await advanceOrganizationClock({ db: deps.db, clock: deps.clock, payments: paymentsOf(deps), baseUrl: deps.baseUrl, handlers: JOB_HANDLERS }, organizationId, target);
+  return {
+    ...(await describeClock(deps.db, deps.clock, organizationId)),
+    advanced_from: result.from.toISOString(),
+    jobs_run: result.jobsRun,
+    jobs_failed: result.jobsFailed,
+  };
+}

@@ -18,9 +18,12 @@ export const Duration = z
     return seconds > 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS;
   }, 'A token lives between one second and ten years');
 
+/** Seconds of a lifetime; NaN for a string that is no duration (zod runs the bounds check even after the union failed). */
 export function durationSeconds(value: number | string): number {
   if (typeof value === 'number') return value;
-  const [, w, d, h, m, s] = DURATION.exec(value)!.map((part) => Number(part ?? 0));
+  const match = DURATION.exec(value);
+  if (!match) return Number.NaN;
+  const [, w, d, h, m, s] = match.map((part) => Number(part ?? 0));
   return (((w * 7 + d) * 24 + h) * 60 + m) * 60 + s;
 }
 

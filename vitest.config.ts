@@ -63,7 +63,6 @@ const DATABASE_FREE = [
   'core/billing/pricing/amounts.test.ts',
   'core/billing/products/prices.test.ts',
   'core/db/columns.test.ts',
-  'core/payments/sandbox.test.ts',
   'core/payments/stripe/fake.test.ts',
   'core/webhooks/address.test.ts',
   'core/webhooks/send.test.ts',

@@ -14,7 +14,7 @@ import { v1Router } from './http/v1/router.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { FileStorage } from '../core/billing/files/storage.js';
 import type { PaymentProcessor } from '../core/payments/processor.js';
-import { sandboxProcessor } from '../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../core/payments/sandbox.js';
 
 export interface AppDeps {
   db: Database;
@@ -41,7 +41,9 @@ export interface AppDeps {
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
-export function createApp(deps: AppDeps): Express {
+export function createApp(given: AppDeps): Express {
+  // One processor for the API and the pages: the sandbox over this database unless one is given.
+  const deps: AppDeps = { ...given, payments: given.payments ?? createSandboxProcessor({ db: given.db, baseUrl: given.baseUrl }) };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy ?? false);
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments ?? sandboxProcessor }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments! }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

@@ -60,6 +60,8 @@ export interface DaemonConfig {
   listen: { pollMs: number; heartbeatMs: number };
   /** Webhook delivery: private addresses allowed, one attempt's time limit, first retry delay, idle poll, parallel sends. */
   webhooks: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number; pollMs: number; concurrency: number };
+  /** The sandbox processor: how long each of its calls takes before and after it is recorded (to rehearse a slow processor). */
+  sandbox: { delayMs: number };
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -145,6 +147,7 @@ export function loadConfig(env: Env): DaemonConfig {
       pollMs: integer(env, 'TILL_WEBHOOKS_POLL_MS', 500, { min: 10, max: 60_000 }),
       concurrency: integer(env, 'TILL_WEBHOOKS_CONCURRENCY', 8, { min: 1, max: 256 }),
     },
+    sandbox: { delayMs: integer(env, 'TILL_SANDBOX_DELAY_MS', 0, { min: 0, max: 60_000 }) },
   };
 }
 

@@ -10,7 +10,7 @@ import { localFileStorage } from '../core/billing/files/local-storage.js';
 import type { Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
 import { systemClock } from '../core/clock.js';
-import { sandboxProcessor } from '../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../core/payments/sandbox.js';
 import { startJobRunner } from '../core/jobs/jobs.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
@@ -57,7 +57,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const baseUrl = config.port === 0 && config.baseUrl.endsWith(':0') ? url : config.baseUrl;
-  const payments = sandboxProcessor;
+  const payments = createSandboxProcessor({ db, baseUrl, delayMs: config.sandbox.delayMs });
   const mailer = createMailer(db, config.mail, logger);
   const auth = createAuth({
     db,

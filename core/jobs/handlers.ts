@@ -3,6 +3,7 @@ import { subscriptionJobs } from '../billing/subscriptions/jobs.js';
 import { meteringJobs } from '../metering/customer-meters.js';
 import { checkoutJobs } from '../billing/checkouts/jobs.js';
 import { refundJobs } from '../billing/refunds/service.js';
+import { paymentJobs } from '../billing/payments/settle.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
@@ -13,4 +14,5 @@ export const JOB_HANDLERS: JobHandlers = {
   ...meteringJobs,
   ...checkoutJobs,
   ...refundJobs,
+  ...paymentJobs,
 };

@@ -1,12 +1,35 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
-import type { ChargeOutcome, DeclineCode, PaymentMethodInput, PaymentProcessor, RefundOutcome, SavedPaymentMethod } from './processor.js';
+import type { IntentLookup, IntentOutcome, IntentRequest, PaymentMethodInput, PaymentProcessor, RefundLookup, RefundOutcome, RefundRequest, SavedPaymentMethod } from './processor.js';
+import { findSandboxIntent, findSandboxRefund, recordSandboxIntent, recordSandboxRefund, refundedOfSandboxIntent, updateSandboxIntent, updateSandboxRefund, type SandboxIntent, type SandboxRefund } from './sandbox-ledger.js';
 
 /**
- * What a sandbox card does when charged. `fails_off_session` is Stripe's 4000 0000 0000 0341: it is saved and
- * pays while the customer is there, and declines every later off-session charge (a renewal).
+ * What a sandbox card does when charged (Stripe's test cards, see SANDBOX_CARDS):
+ * - a decline code: declined with it;
+ * - `fails_off_session` (0341): pays while the customer is there, declines every later off-session charge;
+ * - `authenticates`, `authenticates_then_declined`, `authenticates_then_insufficient_funds`: 3-D Secure on every
+ *   on-session charge (the customer completes or abandons it on the sandbox's authenticate page), then pays or
+ *   declines; off-session, declined with `authentication_required` as a real issuer would;
+ * - `processing_then_succeeds`, `processing_then_fails`: accepted as `processing`, settled the next time anyone
+ *   asks (the settle job, or a test);
+ * - `refund_pending` (7726): pays; its refunds are pending at first and succeed when asked again;
+ * - `refund_fails_late` (5126): pays; its refunds succeed at first and fail when asked again (the card was closed).
  */
-type Behaviour = 'succeeds' | DeclineCode | 'fails_off_session';
+type Behaviour =
+  | 'succeeds'
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'processing_error'
+  | 'fails_off_session'
+  | 'authenticates'
+  | 'authenticates_then_declined'
+  | 'authenticates_then_insufficient_funds'
+  | 'processing_then_succeeds'
+  | 'processing_then_fails'
+  | 'refund_pending'
+  | 'refund_fails_late';
 
 const CODE_OF: Record<Behaviour, string> = {
   succeeds: 'ok',
@@ -15,10 +38,21 @@ const CODE_OF: Record<Behaviour, string> = {
   expired_card: 'exp',
   processing_error: 'err',
   fails_off_session: 'cuf',
+  authenticates: 'tds',
+  authenticates_then_declined: 'tdsdcl',
+  authenticates_then_insufficient_funds: 'tdsnsf',
+  processing_then_succeeds: 'prcok',
+  processing_then_fails: 'prcfail',
+  refund_pending: 'rfpend',
+  refund_fails_late: 'rffail',
 };
 const BEHAVIOUR_OF = Object.fromEntries(Object.entries(CODE_OF).map(([behaviour, code]) => [code, behaviour])) as Record<string, Behaviour>;
 
-/** The well-known test card numbers (Stripe's), and what they do. Any other valid number succeeds. */
+/**
+ * The test card numbers and what they do: Stripe's own numbers for the same behaviour, so a script written
+ * against the sandbox behaves the same in Stripe's test mode. Stripe has no card that answers `processing` (its
+ * cards settle at once; bank debits process), so 8807 and 8815 are the sandbox's own. Any other valid number succeeds.
+ */
 export const SANDBOX_CARDS: Readonly<Record<string, Behaviour>> = {
   '4242424242424242': 'succeeds',
   '5555555555554444': 'succeeds',
@@ -27,9 +61,17 @@ export const SANDBOX_CARDS: Readonly<Record<string, Behaviour>> = {
   '4000000000000069': 'expired_card',
   '4000000000000119': 'processing_error',
   '4000000000000341': 'fails_off_session',
+  '4000002760003184': 'authenticates',
+  '4000000000003220': 'authenticates',
+  '4000008400001629': 'authenticates_then_declined',
+  '4000008260003178': 'authenticates_then_insufficient_funds',
+  '4000000000008807': 'processing_then_succeeds',
+  '4000000000008815': 'processing_then_fails',
+  '4000000000007726': 'refund_pending',
+  '4000000000005126': 'refund_fails_late',
 };
 
-/** Test tokens a script passes as `confirmation_token_id` instead of a card (Stripe test mode's names). */
+/** Test tokens a script passes as `confirmation_token_id` instead of a card (Stripe test mode's names where it has one). */
 export const SANDBOX_TOKENS: Readonly<Record<string, { behaviour: Behaviour; brand: string; last4: string }>> = {
   tok_visa: { behaviour: 'succeeds', brand: 'visa', last4: '4242' },
   tok_mastercard: { behaviour: 'succeeds', brand: 'mastercard', last4: '4444' },
@@ -38,13 +80,21 @@ export const SANDBOX_TOKENS: Readonly<Record<string, { behaviour: Behaviour; bra
   tok_chargeDeclinedExpiredCard: { behaviour: 'expired_card', brand: 'visa', last4: '0069' },
   tok_chargeDeclinedProcessingError: { behaviour: 'processing_error', brand: 'visa', last4: '0119' },
   tok_chargeCustomerFail: { behaviour: 'fails_off_session', brand: 'visa', last4: '0341' },
+  tok_threeDSecure2Required: { behaviour: 'authenticates', brand: 'visa', last4: '3220' },
+  tok_threeDSecureRequiredChargeDeclined: { behaviour: 'authenticates_then_declined', brand: 'visa', last4: '1629' },
+  tok_sandboxProcessing: { behaviour: 'processing_then_succeeds', brand: 'visa', last4: '8807' },
+  tok_sandboxProcessingThenFailed: { behaviour: 'processing_then_fails', brand: 'visa', last4: '8815' },
+  tok_refundPending: { behaviour: 'refund_pending', brand: 'visa', last4: '7726' },
+  tok_refundFailsLate: { behaviour: 'refund_fails_late', brand: 'visa', last4: '5126' },
 };
 
-const DECLINE_MESSAGES: Record<DeclineCode, string> = {
+const DECLINE_MESSAGES: Record<string, string> = {
   card_declined: 'Your card was declined.',
   insufficient_funds: 'Your card has insufficient funds.',
   expired_card: 'Your card has expired.',
   processing_error: 'An error occurred while processing your card. Try again in a little bit.',
+  authentication_required: 'Your card requires authentication, and you were not there to give it.',
+  authentication_failed: 'The authentication of your card was not completed.',
 };
 
 /** The Luhn checksum every real card number passes. */
@@ -93,25 +143,108 @@ function checkCard(input: Extract<PaymentMethodInput, { kind: 'card' }>, now: Da
   return { behaviour: SANDBOX_CARDS[digits] ?? 'succeeds', brand, last4: digits.slice(-4) };
 }
 
+
 const METHOD_PREFIX = 'pm_sandbox_';
 
-/** The method id carries its behaviour, so charges need no state and survive a daemon restart. */
+/** The method id carries its behaviour, so a method needs no state and survives a daemon restart. */
 function parseMethodId(id: string): Behaviour | undefined {
   if (!id.startsWith(METHOD_PREFIX)) return undefined;
   return BEHAVIOUR_OF[id.slice(METHOD_PREFIX.length).split('_')[0]];
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The path of the sandbox's 3-D Secure page for an intent (served by tilld, daemon/pages/sandbox-authenticate). */
+export const sandboxAuthenticatePath = (intentId: string) => `/sandbox/authenticate/${encodeURIComponent(intentId)}`;
+
+/** Where an intent stands right after the create, by its card's behaviour and whether the customer is there. */
+function firstState(behaviour: Behaviour, offSession: boolean): { status: SandboxIntent['status']; declineCode: string | null } {
+  switch (behaviour) {
+    case 'card_declined':
+    case 'insufficient_funds':
+    case 'expired_card':
+    case 'processing_error':
+      return { status: 'failed', declineCode: behaviour };
+    case 'fails_off_session':
+      return offSession ? { status: 'failed', declineCode: 'card_declined' } : { status: 'succeeded', declineCode: null };
+    case 'authenticates':
+    case 'authenticates_then_declined':
+    case 'authenticates_then_insufficient_funds':
+      return offSession ? { status: 'failed', declineCode: 'authentication_required' } : { status: 'requires_action', declineCode: null };
+    case 'processing_then_succeeds':
+    case 'processing_then_fails':
+      return { status: 'processing', declineCode: null };
+    default:
+      return { status: 'succeeded', declineCode: null };
+  }
+}
+
+/** Where an intent ends once authenticated (or processed): paid, or declined after all. */
+function finalState(behaviour: Behaviour): { status: 'succeeded' | 'failed'; declineCode: string | null } {
+  if (behaviour === 'authenticates_then_declined' || behaviour === 'processing_then_fails') return { status: 'failed', declineCode: 'card_declined' };
+  if (behaviour === 'authenticates_then_insufficient_funds') return { status: 'failed', declineCode: 'insufficient_funds' };
+  return { status: 'succeeded', declineCode: null };
+}
+
+/** The processor-side view of the sandbox, beyond the interface: what its 3-D Secure page needs. */
+export interface SandboxProcessor extends PaymentProcessor {
+  /** The intent behind the authenticate page, if the sandbox knows it. */
+  findIntent(intentId: string): Promise<SandboxIntent | undefined>;
+  /**
+   * The customer completes (or abandons) 3-D Secure for an intent that requires it. Answers the intent's outcome
+   * and Till's payment id, for the page to settle (as a real processor's event would). Idempotent.
+   */
+  authenticate(intentId: string, complete: boolean): Promise<{ paymentId: string; outcome: IntentOutcome } | undefined>;
+}
+
+export interface SandboxOptions {
+  /** The database whose sandbox_* tables are the processor's books (written outside any transaction of tilld's). */
+  db: Database;
+  /** tilld's public URL: the 3-D Secure page lives there. */
+  baseUrl?: string;
+  now?: () => Date;
+  /** How long every processor call takes before and after it is recorded (TILL_SANDBOX_DELAY_MS); 0 by default. */
+  delayMs?: number;
+}
 
 /**
- * The built-in processor of test mode. Stateless: a method's behaviour is in its id, a payment's amount and
- * currency in its id, and ids derive from the idempotency key, so retrying a charge or refund answers the same
- * id (a retry after a restart included). Refunds in flight are counted per process to refuse refunding more
- * than was charged; the domains keep their own, authoritative, refundable amounts.
+ * The built-in processor of test mode: Stripe's test cards and tokens, no network. Intents and refunds are kept
+ * by idempotency key in its own tables, so a replay answers what the first call did, before or after a restart.
  */
-export function createSandboxProcessor(options: { now?: () => Date } = {}): PaymentProcessor {
+export function createSandboxProcessor(options: SandboxOptions): SandboxProcessor {
+  const { db } = options;
   const now = options.now ?? (() => new Date());
-  const refunded = new Map<string, Map<string, number>>();
+  const baseUrl = options.baseUrl ?? 'http://localhost';
+  const pause = async () => {
+    if (options.delayMs) await sleep(options.delayMs);
+  };
+
+  const outcomeOf = (intent: SandboxIntent): IntentOutcome => {
+    switch (intent.status) {
+      case 'succeeded':
+        return { status: 'succeeded', processorIntentId: intent.id, savedMethodId: null };
+      case 'requires_action':
+        return { status: 'requires_action', processorIntentId: intent.id, redirectUrl: `${baseUrl}${sandboxAuthenticatePath(intent.id)}` };
+      case 'processing':
+        return { status: 'processing', processorIntentId: intent.id };
+      default: {
+        const declineCode = intent.declineCode ?? 'card_declined';
+        return { status: 'failed', processorIntentId: intent.id, declineCode, message: DECLINE_MESSAGES[declineCode] ?? 'Your card was declined.' };
+      }
+    }
+  };
+  const refundOutcomeOf = (refund: SandboxRefund): RefundOutcome =>
+    refund.status === 'failed'
+      ? { status: 'failed', processorRefundId: refund.id, message: refund.failureReason ?? 'The refund failed.' }
+      : { status: refund.status, processorRefundId: refund.id };
+
+  /** Moves an intent from `from` to its final state; answers the intent as it now is. */
+  const finish = async (intent: SandboxIntent, to: { status: SandboxIntent['status']; declineCode: string | null }) => {
+    await updateSandboxIntent(db, intent.id, intent.status, to);
+    return (await findSandboxIntent(db, { id: intent.id }))!;
+  };
+
   return {
     name: 'sandbox',
 
@@ -133,6 +266,7 @@ export function createSandboxProcessor(options: { now?: () => Date } = {}): Paym
       }
       return {
         processorMethodId: `${METHOD_PREFIX}${CODE_OF[card.behaviour]}_${randomBytes(9).toString('base64url')}`,
+        processorCustomerId: null,
         brand: card.brand,
         last4: card.last4,
         expMonth,
@@ -140,34 +274,88 @@ export function createSandboxProcessor(options: { now?: () => Date } = {}): Paym
       };
     },
 
-    async charge(input): Promise<ChargeOutcome> {
-      const behaviour = parseMethodId(input.processorMethodId);
-      if (!behaviour) return { status: 'failed', declineCode: 'processing_error', message: 'This payment method is not known to the sandbox processor.' };
-      if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error(`sandbox charge of a non-positive amount: ${input.amount}`);
-      const decline: DeclineCode | null =
-        behaviour === 'succeeds' ? null : behaviour === 'fails_off_session' ? (input.offSession ? 'card_declined' : null) : behaviour;
-      if (decline) return { status: 'failed', declineCode: decline, message: DECLINE_MESSAGES[decline] };
-      return { status: 'succeeded', processorPaymentId: `py_sandbox_${input.amount}_${input.currency}_${digest(`charge:${input.idempotencyKey}`)}` };
+    async createIntent(request: IntentRequest): Promise<IntentOutcome> {
+      if (!Number.isSafeInteger(request.amount) || request.amount <= 0) throw new Error(`sandbox charge of a non-positive amount: ${request.amount}`);
+      const behaviour = parseMethodId(request.processorMethodId);
+      if (!behaviour) return { status: 'failed', processorIntentId: null, declineCode: 'processing_error', message: 'This payment method is not known to the sandbox processor.' };
+      await pause();
+      const intent = await recordSandboxIntent(db, {
+        id: `pi_sandbox_${digest(`intent:${request.idempotencyKey}`)}`,
+        idempotencyKey: request.idempotencyKey,
+        paymentId: request.paymentId,
+        methodId: request.processorMethodId,
+        amount: request.amount,
+        currency: request.currency,
+        offSession: request.offSession,
+        ...firstState(behaviour, request.offSession),
+        returnUrl: request.returnUrl,
+        createdAt: now(),
+      });
+      await pause();
+      return outcomeOf(intent);
     },
 
-    async refund(input): Promise<RefundOutcome> {
-      const match = /^py_sandbox_(\d+)_([a-z]{3})_[0-9a-f]+$/.exec(input.processorPaymentId);
-      if (!match) return { status: 'failed', message: 'This payment is not known to the sandbox processor.' };
-      const [, charged, currency] = match;
-      if (currency !== input.currency) return { status: 'failed', message: `The payment was in ${currency}, not ${input.currency}.` };
-      const byKey = refunded.get(input.processorPaymentId) ?? new Map<string, number>();
-      const processorRefundId = `re_sandbox_${digest(`refund:${input.idempotencyKey}`)}`;
-      if (byKey.has(input.idempotencyKey)) return { status: 'succeeded', processorRefundId };
-      const already = [...byKey.values()].reduce((sum, amount) => sum + amount, 0);
-      if (input.amount <= 0 || already + input.amount > Number(charged)) {
-        return { status: 'failed', message: `Cannot refund ${input.amount}: ${Number(charged) - already} of the payment is left to refund.` };
-      }
-      byKey.set(input.idempotencyKey, input.amount);
-      refunded.set(input.processorPaymentId, byKey);
-      return { status: 'succeeded', processorRefundId };
+    async retrieveIntent(ref): Promise<IntentLookup> {
+      await pause();
+      let intent = await findSandboxIntent(db, ref.processorIntentId ? { id: ref.processorIntentId } : { idempotencyKey: ref.idempotencyKey });
+      if (!intent) return { status: 'not_found' };
+      // Processing is over by the time anyone asks again.
+      if (intent.status === 'processing') intent = await finish(intent, finalState(parseMethodId(intent.methodId) ?? 'succeeds'));
+      return outcomeOf(intent);
+    },
+
+    async cancelIntent(ref): Promise<IntentOutcome> {
+      const intent = await findSandboxIntent(db, { id: ref.processorIntentId });
+      if (!intent) return { status: 'failed', processorIntentId: ref.processorIntentId, declineCode: 'processing_error', message: 'This intent is not known to the sandbox processor.' };
+      if (intent.status !== 'requires_action') return outcomeOf(intent);
+      return outcomeOf(await finish(intent, { status: 'failed', declineCode: 'authentication_failed' }));
+    },
+
+    async findIntent(intentId) {
+      return findSandboxIntent(db, { id: intentId });
+    },
+
+    async authenticate(intentId, complete) {
+      const intent = await findSandboxIntent(db, { id: intentId });
+      if (!intent) return undefined;
+      if (intent.status !== 'requires_action') return { paymentId: intent.paymentId, outcome: outcomeOf(intent) };
+      const to = complete ? finalState(parseMethodId(intent.methodId) ?? 'succeeds') : { status: 'failed' as const, declineCode: 'authentication_failed' };
+      return { paymentId: intent.paymentId, outcome: outcomeOf(await finish(intent, to)) };
+    },
+
+    async refund(request: RefundRequest): Promise<RefundOutcome> {
+      await pause();
+      const known = await findSandboxRefund(db, request.idempotencyKey);
+      if (known) return refundOutcomeOf(await recordSandboxRefund(db, known));
+      const intent = await findSandboxIntent(db, { id: request.processorIntentId });
+      if (!intent || intent.status !== 'succeeded') return { status: 'failed', processorRefundId: null, message: 'This payment is not known to the sandbox processor.' };
+      if (intent.currency !== request.currency) return { status: 'failed', processorRefundId: null, message: `The payment was in ${intent.currency}, not ${request.currency}.` };
+      const left = intent.amount - (await refundedOfSandboxIntent(db, intent.id));
+      if (request.amount <= 0 || request.amount > left) return { status: 'failed', processorRefundId: null, message: `Cannot refund ${request.amount}: ${left} of the payment is left to refund.` };
+      const behaviour = parseMethodId(intent.methodId);
+      const refund = await recordSandboxRefund(db, {
+        id: `re_sandbox_${digest(`refund:${request.idempotencyKey}`)}`,
+        idempotencyKey: request.idempotencyKey,
+        intentId: intent.id,
+        amount: request.amount,
+        // Stripe's 5126 reports its refund succeeded and fails it later; the sandbox reports it pending until then.
+        status: behaviour === 'refund_pending' || behaviour === 'refund_fails_late' ? 'pending' : 'succeeded',
+        failureReason: null,
+        createdAt: now(),
+      });
+      await pause();
+      return refundOutcomeOf(refund);
+    },
+
+    async retrieveRefund(ref): Promise<RefundLookup> {
+      await pause();
+      const refund = await findSandboxRefund(db, ref.idempotencyKey);
+      if (!refund) return { status: 'not_found' };
+      if (refund.status !== 'pending') return refundOutcomeOf(refund);
+      const intent = await findSandboxIntent(db, { id: refund.intentId });
+      const fails = intent && parseMethodId(intent.methodId) === 'refund_fails_late';
+      await updateSandboxRefund(db, refund.id, 'pending', fails ? { status: 'failed', failureReason: 'expired_or_canceled_card' } : { status: 'succeeded', failureReason: null });
+      return refundOutcomeOf((await findSandboxRefund(db, ref.idempotencyKey))!);
     },
   };
 }
-
-/** The default processor of every daemon: test cards and tokens, no network. */
-export const sandboxProcessor: PaymentProcessor = createSandboxProcessor();

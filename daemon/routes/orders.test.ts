@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { createOrder } from '../../core/billing/orders/service.js';
 import { systemClock } from '../../core/clock.js';
-import { sandboxProcessor } from '../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../core/payments/sandbox.js';
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
@@ -21,7 +21,7 @@ const v1 = (token: string | undefined, method: string, path: string, body?: unkn
 const ADDRESS = { line1: '1 Rue de Rivoli', line2: null, postal_code: '75001', city: 'Paris', state: null, country: 'FR' };
 
 const paidOrder = (input: Partial<Parameters<typeof seedPaidOrder>[3]> = {}) =>
-  seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId, customerId, productId, productPriceId: priceId, label: 'Pro licence', amount: 2000, taxAmount: 400, ...input });
+  seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId, customerId, productId, productPriceId: priceId, label: 'Pro licence', amount: 2000, taxAmount: 400, ...input });
 
 async function mint(scopes: string[]) {
   const res = await v1(owner.token, 'POST', '/organization-access-tokens/', { comment: 'orders test', scopes });

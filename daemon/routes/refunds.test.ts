@@ -2,7 +2,7 @@ import { RefundedAlready } from '@polar-sh/sdk/models/errors/refundedalready.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { systemClock } from '../../core/clock.js';
-import { sandboxProcessor } from '../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../core/payments/sandbox.js';
 import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
@@ -16,7 +16,7 @@ let customerId: string;
 const v1 = (token: string | undefined, method: string, path: string, body?: unknown) => v1Request(daemon.url, token, method, path, body);
 
 const paidOrder = (input: Partial<Parameters<typeof seedPaidOrder>[3]> = {}) =>
-  seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId, customerId, label: 'Course', amount: 1000, taxAmount: 200, ...input });
+  seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId, customerId, label: 'Course', amount: 1000, taxAmount: 200, ...input });
 
 const orderRow = async (id: string) => (await v1(owner.token, 'GET', `/orders/${id}`)).json();
 const eventsAbout = async (id: string) =>

@@ -6,7 +6,7 @@ import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { refreshedCustomerMeter } from '../../core/metering/testing.js';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
-import { sandboxProcessor } from '../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../core/payments/sandbox.js';
 import { systemClock } from '../../core/clock.js';
 import { grantForOrder, seedProductWithBenefits, uploadDownloadable } from '../testing/benefit-grants.js';
 
@@ -107,7 +107,7 @@ beforeAll(async () => {
   ids.events = (await polar.events.list({ organizationId: aliceOrg })).items[0]!.id;
   ids['customer-meters'] = await refreshedCustomerMeter(daemon.db, aliceOrg, ids.customers);
   const address = { line1: null, line2: null, postal_code: null, city: null, state: null, country: 'FR' };
-  ids.orders = (await seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId: aliceOrg, customerId: ids.customers, amount: 1500, billingName: 'Carol', billingAddress: address })).id;
+  ids.orders = (await seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId: aliceOrg, customerId: ids.customers, amount: 1500, billingName: 'Carol', billingAddress: address })).id;
   ids.webhooks = (await polar.webhooks.createWebhookEndpoint({ organizationId: aliceOrg, url: 'https://hooks.example.com/tenancy', format: 'raw', events: [] })).id;
   if (V1_ROUTES.some((route) => route.path.startsWith('/v1/products'))) {
     ids.products = (await polar.products.create({ organizationId: aliceOrg, name: 'Book', prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] } as never)).id;

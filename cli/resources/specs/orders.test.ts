@@ -4,7 +4,7 @@ import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../../core/billing/orders/testing.js';
 import { systemClock } from '../../../core/clock.js';
-import { sandboxProcessor } from '../../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../../core/payments/sandbox.js';
 import { startTestDaemon, type TestDaemon } from '../../../daemon/testing/daemon.js';
 import { seller, tillJson, tillOnTerminal, type Seller } from '../../testing/catalog.js';
 import { tempConfigDir, till } from '../../testing/till.js';
@@ -14,7 +14,7 @@ let acme: Seller;
 let customerId: string;
 
 const paidOrder = (input: Partial<Parameters<typeof seedPaidOrder>[3]> = {}) =>
-  seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId: acme.organizationId, customerId, label: 'Ebook', amount: 1500, taxAmount: 300, ...input });
+  seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId: acme.organizationId, customerId, label: 'Ebook', amount: 1500, taxAmount: 300, ...input });
 
 beforeAll(async () => {
   daemon = await startTestDaemon();

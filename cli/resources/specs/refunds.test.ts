@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../../core/billing/orders/testing.js';
 import { systemClock } from '../../../core/clock.js';
-import { sandboxProcessor } from '../../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../../core/payments/sandbox.js';
 import { startTestDaemon, type TestDaemon } from '../../../daemon/testing/daemon.js';
 import { seller, tillJson, tillOnTerminal, type Seller } from '../../testing/catalog.js';
 import { till } from '../../testing/till.js';
@@ -11,7 +11,7 @@ let daemon: TestDaemon;
 let acme: Seller;
 let customerId: string;
 
-const paidOrder = () => seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId: acme.organizationId, customerId, label: 'Course', amount: 2000, taxAmount: 400 });
+const paidOrder = () => seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId: acme.organizationId, customerId, label: 'Course', amount: 2000, taxAmount: 400 });
 const lastJson = (screen: string) => {
   const line = screen.split(/\r?\n/).reverse().find((candidate) => candidate.includes('{"'))!;
   return JSON.parse(line.slice(line.indexOf('{"')));

@@ -4,6 +4,7 @@ import { migrateToLatest } from '../../db/migrate.js';
 import { advanceOrganizationClock } from '../../jobs/advance.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { JOB_HANDLERS } from '../../jobs/handlers.js';
+import type { PaymentProcessor } from '../../payments/processor.js';
 import { createSandboxProcessor } from '../../payments/sandbox.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
 import { listEvents } from '../../webhooks/outbox.js';
@@ -17,7 +18,7 @@ import { seedOrganization } from '../subscriptions/testing.js';
 import { grantBenefits } from './service.js';
 
 let database: TestDatabase;
-const payments = createSandboxProcessor();
+let payments: PaymentProcessor;
 const base = { now: () => new Date('2026-03-15T09:00:00.000Z') };
 
 const advance = (organizationId: string, to: Date) =>
@@ -37,6 +38,7 @@ async function attach(organizationId: string, productId: string, benefit: Pick<B
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateToLatest(database.db);
+  payments = createSandboxProcessor({ db: database.db });
 });
 afterAll(async () => {
   await database?.destroy();

@@ -1,17 +1,17 @@
-import type { Clock } from '../../clock.js';
-import { newId } from '../../db/columns.js';
 import { CoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
-import type { ChargeOutcome, DeclineCode, PaymentMethodInput, SavedPaymentMethod } from '../../payments/processor.js';
-import { recordPayment } from '../../payments/repository.js';
+import { scheduleJob } from '../../jobs/jobs.js';
+import type { PaymentMethodInput, SavedPaymentMethod } from '../../payments/processor.js';
+import { insertPayment } from '../../payments/repository.js';
+import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
+import { settleIntent } from '../payments/settle.js';
 import { claimRedemption, findDiscount } from '../discounts/repository.js';
 import { customFieldDataIssues, type Issue } from './custom-field-data.js';
 import { fulfillCheckout } from './fulfill.js';
 import { discountProblem, invalid, issue } from './pricing.js';
-import { findCheckoutByClientSecret, transitionCheckout } from './repository.js';
-import { releaseRedemption } from '../discounts/repository.js';
+import { findCheckoutById, findCheckoutByClientSecret, transitionCheckout } from './repository.js';
 import type { Checkout, CheckoutConfirm, CheckoutUpdatePublic } from './schema.js';
-import { billingAddressFields, checkoutFlags } from './serialize.js';
+import { billingAddressFields, checkoutFlags, checkoutUrl } from './serialize.js';
 import { announceCheckout, applyPublicUpdate, assertOpen, checkoutNotFound, type CheckoutDeps } from './service.js';
 import { viewOf } from './view.js';
 
@@ -39,10 +39,14 @@ const declined = (message: string, declineCode: string) => new CoreError('paymen
 
 /**
  * Pays and delivers a checkout. In order: apply the last changes and check the form is complete; set up the
- * card (or test token) with the processor; claim the checkout (open → confirmed, one guarded UPDATE) and the
- * discount's redemption in one transaction, so nothing is charged without a redemption; charge; then fulfil in
- * one transaction. A decline puts the checkout back to open (another card may be tried), gives the redemption
- * back and records the failed payment; it answers CHECKOUT_PAYMENT_DECLINED with the processor's message.
+ * card (or token) with the processor; then ONE transaction claims the checkout (open → confirmed, one guarded
+ * UPDATE), the discount's redemption and, when money is due, writes the payment intent with its idempotency key
+ * and the settle job that finishes it should this request never hear back. Only then is the processor asked.
+ * Its answer settles the intent (core/billing/payments/settle.ts): paid, the checkout is fulfilled; declined, it
+ * is open again for another card, its redemption given back, and this answers CHECKOUT_PAYMENT_DECLINED;
+ * waiting for 3-D Secure or for the bank, the checkout stays confirmed and is answered as such (the hosted page
+ * sends the customer to the intent's redirect URL, or waits). A checkout that charges nothing is fulfilled in
+ * the claim's transaction.
  */
 export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirm, options: { paymentMethod?: PaymentMethodInput } = {}): Promise<Checkout> {
   const { db, payments } = deps;
@@ -68,13 +72,39 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
   // 2. The payment method (a malformed card is refused before anything changes).
   let method: SavedPaymentMethod | null = null;
   if (flags.isPaymentFormRequired) {
-    method = await payments.setupPaymentMethod(options.paymentMethod ?? { kind: 'token', token: input.confirmation_token_id! });
+    const payer = { email: checkout.customerEmail!, name: checkout.customerName, processorCustomerId: null };
+    method = await payments.setupPaymentMethod(options.paymentMethod ?? { kind: 'token', token: input.confirmation_token_id! }, payer);
   }
 
-  // 3. Claim the checkout and the discount redemption together.
-  await db.transaction(async (trx) => {
+  // 3. Claim the checkout, the discount redemption and the payment intent together.
+  const claimed = await db.transaction(async (trx) => {
     const now = clock.now();
-    const claim = { modifiedAt: now, discountClaimed: checkout.discountId !== null };
+    const payment = flags.isPaymentRequired
+      ? await insertPayment(trx, {
+          organizationId: checkout.organizationId,
+          customerId: checkout.customerId,
+          checkoutId: checkout.id,
+          orderId: null,
+          subscriptionId: null,
+          purpose: 'checkout',
+          attempt: null,
+          processor: payments.name,
+          processorMethodId: method!.processorMethodId,
+          processorCustomerId: method!.processorCustomerId,
+          amount: checkout.amounts.totalAmount,
+          currency: checkout.currency,
+          offSession: false,
+          description: `${checkout.organization.name}: ${checkout.product.name}`,
+          returnUrl: checkoutUrl(deps.baseUrl, checkout.clientSecret),
+          methodBrand: method!.brand,
+          methodLast4: method!.last4,
+          methodExpMonth: method!.expMonth,
+          methodExpYear: method!.expYear,
+          plan: null,
+          createdAt: now,
+        })
+      : null;
+    const claim = { modifiedAt: now, discountClaimed: checkout.discountId !== null, paymentId: payment?.id ?? null };
     if (!(await transitionCheckout(trx, checkout.id, 'open', 'confirmed', claim, { totalAmount: checkout.amounts.totalAmount, currency: checkout.currency, productPriceId: checkout.productPriceId, discountId: checkout.discountId }))) {
       const current = (await findCheckoutByClientSecret(trx, clientSecret))!;
       if (current.status === 'open' && now < current.expiresAt) {
@@ -92,79 +122,19 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
         throw invalid([issue(['discount_code'], 'This discount has been fully redeemed. Remove it to pay without it.')]);
       }
     }
-    await announceCheckout(trx, clock, deps.baseUrl, { ...checkout, status: 'confirmed', discountClaimed: checkout.discountId !== null, modifiedAt: now }, 'checkout.updated');
+    const confirmed: Checkout = { ...checkout, status: 'confirmed', discountClaimed: checkout.discountId !== null, paymentId: payment?.id ?? null, modifiedAt: now };
+    await announceCheckout(trx, clock, deps.baseUrl, confirmed, 'checkout.updated');
+    // Nothing to charge (free, or a trial): delivered in this same transaction.
+    if (!payment) return { done: await fulfillCheckout(trx, clock, deps.baseUrl, confirmed, { processor: payments.name, payment: null, method }), payment: null };
+    await scheduleJob(trx, { organizationId: payment.organizationId, kind: PAYMENT_SETTLE_JOB, subjectId: payment.id, runAt: new Date(now.getTime() + PAYMENT_SETTLE_DELAY_MS) });
+    return { done: null, payment };
   });
+  if (!claimed.payment) return claimed.done!;
 
-  // 4. Charge (nothing when free or in a trial).
-  const processor = payments.name;
-  let outcome: ChargeOutcome | null = null;
-  const amount = checkout.amounts.totalAmount;
-  try {
-    if (flags.isPaymentRequired) {
-      outcome = await payments.charge({
-        processorMethodId: method!.processorMethodId,
-        amount,
-        currency: checkout.currency,
-        idempotencyKey: `checkout:${checkout.id}:${newId()}`,
-        description: `${checkout.organization.name}: ${checkout.product.name}`,
-        offSession: false,
-      });
-    }
-  } catch (error) {
-    await reopen(deps, clock, checkout, null);
-    throw error;
-  }
-  if (outcome?.status === 'failed') {
-    await reopen(deps, clock, checkout, { method: method!, amount, declineCode: outcome.declineCode, message: outcome.message, processor });
-    throw declined(outcome.message, outcome.declineCode);
-  }
-
-  // 5. Deliver, in one transaction; if that fails, the money goes back.
-  const charge = outcome?.status === 'succeeded' ? { processorPaymentId: outcome.processorPaymentId, amount } : null;
-  try {
-    return await db.transaction((trx) => fulfillCheckout(trx, clock, deps.baseUrl, { ...checkout, status: 'confirmed' }, { processor, method, charge }));
-  } catch (error) {
-    if (charge) await payments.refund({ processorPaymentId: charge.processorPaymentId, amount, currency: checkout.currency, idempotencyKey: `checkout-failed:${checkout.id}` });
-    await db.transaction(async (trx) => {
-      const now = clock.now();
-      if (await transitionCheckout(trx, checkout.id, 'confirmed', 'failed', { modifiedAt: now, discountClaimed: false })) {
-        if (checkout.discountId) await releaseRedemption(trx, checkout.discountId);
-        await announceCheckout(trx, clock, deps.baseUrl, { ...checkout, status: 'failed', discountClaimed: false, modifiedAt: now }, 'checkout.updated');
-      }
-    });
-    throw error;
-  }
-}
-
-/** After a decline: the failed payment recorded, the redemption given back, the checkout open for another card. */
-async function reopen(
-  deps: CheckoutDeps,
-  clock: Clock,
-  checkout: Checkout,
-  failure: { method: SavedPaymentMethod; amount: number; declineCode: DeclineCode; message: string; processor: string } | null,
-): Promise<void> {
-  await deps.db.transaction(async (trx) => {
-    const now = clock.now();
-    if (failure) {
-      await recordPayment(trx, {
-        organizationId: checkout.organizationId,
-        customerId: checkout.customerId,
-        checkoutId: checkout.id,
-        processor: failure.processor,
-        processorPaymentId: null,
-        amount: failure.amount,
-        currency: checkout.currency,
-        status: 'failed',
-        methodBrand: failure.method.brand,
-        methodLast4: failure.method.last4,
-        declineCode: failure.declineCode,
-        declineMessage: failure.message,
-        createdAt: now,
-      });
-    }
-    if (await transitionCheckout(trx, checkout.id, 'confirmed', 'open', { modifiedAt: now, discountClaimed: false })) {
-      if (checkout.discountId) await releaseRedemption(trx, checkout.discountId);
-      await announceCheckout(trx, clock, deps.baseUrl, await viewOf(trx, { ...checkout, status: 'open', discountClaimed: false, modifiedAt: now }, now), 'checkout.updated');
-    }
-  });
+  // 4. Ask the processor. Should it fail to answer, the intent stays as written and the settle job finishes it.
+  const outcome = await payments.createIntent(intentRequest(claimed.payment));
+  const payment = await settleIntent({ ...deps, clock }, claimed.payment.id, outcome);
+  if (payment.status === 'failed') throw declined(payment.declineMessage ?? 'Your card was declined.', payment.declineCode ?? 'card_declined');
+  const stored = (await findCheckoutById(db, checkout.id))!;
+  return viewOf(db, stored, clock.now());
 }

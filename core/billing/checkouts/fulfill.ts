@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { newId } from '../../db/columns.js';
 import { cancelJob } from '../../jobs/jobs.js';
 import type { SavedPaymentMethod } from '../../payments/processor.js';
-import { linkPayment, recordPayment, savePaymentMethod } from '../../payments/repository.js';
+import { linkPayment, savePaymentMethod, type Payment } from '../../payments/repository.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import { grantBenefits } from '../benefit-grants/service.js';
 import { findCustomers, insertCustomer, listCustomers } from '../customers/repository.js';
@@ -62,51 +62,51 @@ async function customerOf(trx: Knex.Transaction, clock: Clock, checkout: Checkou
   return customer;
 }
 
-/** What was taken from the customer before fulfilment: the saved method and the succeeded charge (none when free). */
+/**
+ * What was taken from the customer before fulfilment: the succeeded intent (none when nothing was charged), or
+ * for a checkout that charges nothing now (a trial) the method set up for the renewals.
+ */
 export interface Settlement {
   processor: string;
-  method: SavedPaymentMethod | null;
-  charge: { processorPaymentId: string; amount: number } | null;
+  payment: Payment | null;
+  method?: SavedPaymentMethod | null;
+}
+
+/** The method to save for later charges: the one the processor saved from the charge, else the one it was charged with. */
+function methodToSave(settlement: Settlement): SavedPaymentMethod | null {
+  const { payment } = settlement;
+  if (payment?.processorMethodId && payment.methodBrand && payment.methodLast4) {
+    return {
+      processorMethodId: payment.savedMethodId ?? payment.processorMethodId,
+      processorCustomerId: payment.processorCustomerId,
+      brand: payment.methodBrand,
+      last4: payment.methodLast4,
+      expMonth: payment.methodExpMonth,
+      expYear: payment.methodExpYear,
+    };
+  }
+  return settlement.method ?? null;
 }
 
 /**
  * Delivers a confirmed checkout whose payment succeeded, in the caller's ONE transaction: the customer, the saved
- * method and the payment, the subscription (recurring products) and the order, the benefits, then the checkout
+ * method, the payment linked, the subscription (recurring products) and the order, the benefits, then the checkout
  * succeeded (guarded: only from confirmed) with checkout.updated. `clock` is the organization's clock.
  */
 export async function fulfillCheckout(trx: Knex.Transaction, clock: Clock, baseUrl: string, checkout: Checkout, settlement: Settlement): Promise<Checkout> {
   const now = clock.now();
   const customer = await customerOf(trx, clock, checkout);
-  const method = settlement.method
+  const toSave = methodToSave(settlement);
+  const method = toSave
     ? await savePaymentMethod(trx, {
         organizationId: checkout.organizationId,
         customerId: customer.id,
         processor: settlement.processor,
-        processorMethodId: settlement.method.processorMethodId,
-        brand: settlement.method.brand,
-        last4: settlement.method.last4,
-        expMonth: settlement.method.expMonth,
-        expYear: settlement.method.expYear,
+        ...toSave,
         createdAt: now,
       })
     : null;
-  const payment = settlement.charge
-    ? await recordPayment(trx, {
-        organizationId: checkout.organizationId,
-        customerId: customer.id,
-        checkoutId: checkout.id,
-        processor: settlement.processor,
-        processorPaymentId: settlement.charge.processorPaymentId,
-        amount: settlement.charge.amount,
-        currency: checkout.currency,
-        status: 'succeeded',
-        methodBrand: settlement.method?.brand ?? null,
-        methodLast4: settlement.method?.last4 ?? null,
-        declineCode: null,
-        declineMessage: null,
-        createdAt: now,
-      })
-    : null;
+  const payment = settlement.payment;
 
   const { product, productPrice, amounts } = checkout;
   const trialing = checkout.trialEnd !== null;
@@ -156,7 +156,7 @@ export async function fulfillCheckout(trx: Knex.Transaction, clock: Clock, baseU
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
   });
-  if (payment) await linkPayment(trx, payment.id, { orderId: order.id });
+  if (payment) await linkPayment(trx, payment.id, { orderId: order.id, customerId: customer.id });
   await grantBenefits(trx, clock, { organizationId: checkout.organizationId, customerId: customer.id, productId: product.id, orderId: order.id, subscriptionId: subscription?.id ?? null });
 
   const moved = await transitionCheckout(trx, checkout.id, 'confirmed', 'succeeded', {

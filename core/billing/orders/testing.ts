@@ -1,7 +1,8 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
-import { linkPayment, recordPayment } from '../../payments/repository.js';
+import { insertPayment, linkPayment, transitionPayment, type Payment } from '../../payments/repository.js';
+import { intentRequest, settlementOf } from '../payments/intents.js';
 import { createOrder } from './service.js';
 
 /**
@@ -34,32 +35,42 @@ export async function seedPaidOrder(
   const taxAmount = input.taxAmount ?? 0;
   const netAmount = input.amount - discountAmount;
   const totalAmount = netAmount + taxAmount;
-  let processorPaymentId: string | null = null;
-  let card: { brand: string; last4: string } | null = null;
+  // The intent is written first and settled with the processor's answer, as a checkout does.
+  let payment: Payment | null = null;
   if (totalAmount > 0) {
     const method = await payments.setupPaymentMethod({ kind: 'token', token: 'tok_visa' });
-    const charge = await payments.charge({ processorMethodId: method.processorMethodId, amount: totalAmount, currency, idempotencyKey: `seed-${Math.random()}`, description: 'test order', offSession: false });
-    if (charge.status !== 'succeeded') throw new Error(`test charge failed: ${charge.message}`);
-    processorPaymentId = charge.processorPaymentId;
-    card = method;
+    const created = await db.transaction((trx) =>
+      insertPayment(trx, {
+        organizationId: input.organizationId,
+        customerId: input.customerId,
+        checkoutId: null,
+        orderId: null,
+        subscriptionId: null,
+        purpose: 'checkout',
+        attempt: null,
+        processor: payments.name,
+        processorMethodId: method.processorMethodId,
+        processorCustomerId: method.processorCustomerId,
+        amount: totalAmount,
+        currency,
+        offSession: false,
+        description: 'test order',
+        returnUrl: null,
+        methodBrand: method.brand,
+        methodLast4: method.last4,
+        methodExpMonth: method.expMonth,
+        methodExpYear: method.expYear,
+        plan: null,
+        createdAt: clock.now(),
+      }),
+    );
+    const outcome = await payments.createIntent(intentRequest(created));
+    if (outcome.status !== 'succeeded') throw new Error(`test charge did not succeed: ${outcome.status}`);
+    const settled = { ...settlementOf(created, outcome, clock.now()) };
+    await transitionPayment(db, created, settled);
+    payment = { ...created, ...settled };
   }
   return db.transaction(async (trx) => {
-    const payment = processorPaymentId
-      ? await recordPayment(trx, {
-          organizationId: input.organizationId,
-          customerId: input.customerId,
-          processor: payments.name,
-          processorPaymentId,
-          amount: totalAmount,
-          currency,
-          status: 'succeeded',
-          methodBrand: card!.brand,
-          methodLast4: card!.last4,
-          declineCode: null,
-          declineMessage: null,
-          createdAt: clock.now(),
-        })
-      : null;
     const order = await createOrder(trx, clock, {
       organizationId: input.organizationId,
       customerId: input.customerId,

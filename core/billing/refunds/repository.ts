@@ -68,6 +68,12 @@ export async function findRefund(db: Executor, id: string): Promise<Refund | und
   return row ? toRefund(row) : undefined;
 }
 
+/** The refund a processor event names, by the processor's refund id. */
+export async function findRefundByProcessorId(db: Executor, processorRefundId: string): Promise<Refund | undefined> {
+  const row = await db(TABLE).where({ processor_refund_id: processorRefundId }).first();
+  return row ? toRefund(row) : undefined;
+}
+
 /** The refunds of one order, oldest first (the invoice lists them). */
 export async function refundsOfOrder(db: Executor, orderId: string): Promise<Refund[]> {
   return (await db(TABLE).where({ order_id: orderId }).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toRefund);

@@ -10,10 +10,13 @@ export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 export const REFUND_SORTING = ['created_at', 'amount'] as const;
 
-/** A refund is created pending, then the processor's answer settles it; a settled refund never changes again. */
+/**
+ * A refund is created pending, then the processor's answer settles it. A succeeded refund can still fail late
+ * (the card was closed: the processor says so by an event); the amount then goes back to the order.
+ */
 export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
   pending: ['succeeded', 'failed', 'canceled'],
-  succeeded: [],
+  succeeded: ['failed'],
   failed: [],
   canceled: [],
 };

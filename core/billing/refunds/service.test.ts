@@ -15,11 +15,11 @@ let database: TestDatabase;
 let organizationId: string;
 let customerId: string;
 const clock = { now: () => new Date() };
-const sandbox = createSandboxProcessor();
+let sandbox: PaymentProcessor;
 const access = () => ({ read: new Set([organizationId]), write: new Set([organizationId]) });
 
 /** A processor that takes refunds and never answers: the daemon "stops" between the claim and the answer. */
-const stalled: PaymentProcessor = { ...sandbox, refund: () => new Promise(() => {}) };
+let stalled: PaymentProcessor;
 
 /** Starts a refund that stays pending, and answers its id once it is recorded. */
 async function pendingRefund(orderId: string, amount: number): Promise<string> {
@@ -38,6 +38,8 @@ const runSettleJob = (refundId: string, payments: PaymentProcessor = sandbox) =>
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateToLatest(database.db);
+  sandbox = createSandboxProcessor({ db: database.db });
+  stalled = { ...sandbox, refund: () => new Promise(() => {}) };
   organizationId = newId();
   await database.db('organization').insert({ id: organizationId, name: 'Settle Co', slug: `settle-${organizationId}`, createdAt: new Date().toISOString() });
   customerId = newId();
@@ -75,7 +77,7 @@ describe('a refund left pending', () => {
     const { id } = await seedPaidOrder(database.db, clock, sandbox, { organizationId, customerId, amount: 1000, taxAmount: 200 });
     const refundId = await pendingRefund(id, 1000);
     expect(await findOrder(database.db, id, null)).toMatchObject({ status: 'refunded', refundedAmount: 1000, refundedTaxAmount: 200 });
-    const refusing: PaymentProcessor = { ...sandbox, refund: async () => ({ status: 'failed', message: 'card closed' }) };
+    const refusing: PaymentProcessor = { ...sandbox, refund: async () => ({ status: 'failed', processorRefundId: null, message: 'card closed' }) };
     await runSettleJob(refundId, refusing);
     expect(await findRefund(database.db, refundId)).toMatchObject({ status: 'failed', failureReason: 'card closed' });
     expect(await findOrder(database.db, id, null)).toMatchObject({ status: 'paid', refundedAmount: 0, refundedTaxAmount: 0 });

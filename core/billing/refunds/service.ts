@@ -14,7 +14,7 @@ import { orderNotFound, recordOrderEvents, type Access } from '../orders/service
 import { formatAmount as money } from '../shared/currencies.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
-import { findRefund, insertRefund, listRefunds as listRows, settleRefund } from './repository.js';
+import { findRefund, findRefundByProcessorId, insertRefund, listRefunds as listRows, settleRefund } from './repository.js';
 import { canRefundTransition, type Refund, type RefundCreate, type RefundFilter } from './schema.js';
 import { serializeRefund } from './serialize.js';
 
@@ -125,35 +125,55 @@ export async function createRefund(deps: RefundDeps, access: Access, input: Refu
   return settled;
 }
 
+const refundRequest = (refund: Refund, processorIntentId: string) => ({
+  processorIntentId,
+  amount: refund.amount + refund.taxAmount,
+  currency: refund.currency,
+  idempotencyKey: refund.id,
+  refundId: refund.id,
+});
+
 /** Step 2: the processor gives back net + tax (nothing to do for a free order); a throw counts as a refusal. */
 async function processorRefund(payments: PaymentProcessor | undefined, refund: Refund, processorPaymentId: string | null): Promise<RefundOutcome> {
   // A free order: nothing was charged, so nothing goes back through the processor.
   if (processorPaymentId === null) return { status: 'succeeded', processorRefundId: '' };
-  if (!payments) return { status: 'failed', message: 'no payment processor is configured' };
+  if (!payments) return { status: 'failed', processorRefundId: null, message: 'no payment processor is configured' };
   try {
-    return await payments.refund({ processorPaymentId, amount: refund.amount + refund.taxAmount, currency: refund.currency, idempotencyKey: refund.id });
+    return await payments.refund(refundRequest(refund, processorPaymentId));
   } catch (error) {
-    return { status: 'failed', message: error instanceof Error ? error.message : 'The payment processor failed' };
+    return { status: 'failed', processorRefundId: null, message: error instanceof Error ? error.message : 'The payment processor failed' };
   }
 }
 
 /**
- * Step 3 of createRefund: records the processor's answer and its consequences in one transaction. Guarded on the
- * refund still being pending, so the request and the settle job never both apply it. `clock` is the organization's.
+ * Step 3 of createRefund, and what a later answer does: records the processor's answer and its consequences in
+ * one transaction, guarded on the status the refund was read in, so the request, the settle job and a processor
+ * event never apply one answer twice. `pending` keeps the refund pending with the processor's id and asks again
+ * later; `succeeded` announces it (and revokes benefits when asked); `failed` — at once, or late after it had
+ * succeeded — gives the amount back to the order. `clock` is the organization's.
  */
-async function settle(db: Database, clock: Clock, pending: Refund, outcome: RefundOutcome): Promise<Refund> {
+async function settle(db: Database, clock: Clock, read: Refund, outcome: RefundOutcome): Promise<Refund> {
   return db.transaction(async (trx) => {
     const now = clock.now();
-    const status = outcome.status === 'succeeded' ? 'succeeded' : 'failed';
-    if (!canRefundTransition(pending.status, status)) throw new Error(`refund ${pending.id}: ${pending.status} → ${status}`);
+    const processorRefundId = outcome.processorRefundId || read.processorRefundId;
+    if (outcome.status === 'pending') {
+      if (read.status !== 'pending') return read;
+      const waiting: Refund = { ...read, processorRefundId, modifiedAt: now };
+      if (await settleRefund(trx, waiting, 'pending')) {
+        await scheduleJob(trx, { organizationId: read.organizationId, kind: REFUND_SETTLE_JOB, subjectId: read.id, runAt: new Date(now.getTime() + REFUND_SETTLE_DELAY_MS) });
+      }
+      return (await findRefund(trx, read.id))!;
+    }
+    const status = outcome.status;
+    if (read.status === status || !canRefundTransition(read.status, status)) return read;
     const refund: Refund = {
-      ...pending,
+      ...read,
       status,
-      processorRefundId: outcome.status === 'succeeded' ? outcome.processorRefundId || null : null,
+      processorRefundId,
       failureReason: outcome.status === 'failed' ? outcome.message : null,
       modifiedAt: now,
     };
-    if (!(await settleRefund(trx, refund, pending.status))) return (await findRefund(trx, pending.id))!;
+    if (!(await settleRefund(trx, refund, read.status))) return (await findRefund(trx, read.id))!;
     await cancelJob(trx, REFUND_SETTLE_JOB, refund.id);
 
     const order = await findOrder(trx, refund.orderId, null, { forUpdate: true });
@@ -161,10 +181,13 @@ async function settle(db: Database, clock: Clock, pending: Refund, outcome: Refu
     if (status === 'failed') {
       // Give back what step 1 claimed: the order is as if the refund had never been asked for.
       const back = statusAfterRefunds(order, order.refundedAmount - refund.amount);
+      if (!canTransition(order.status, back) && order.status !== back) throw new Error(`refund ${refund.id}: order ${order.id} cannot go from ${order.status} to ${back}`);
       if (!(await applyRefundedAmounts(trx, order, { amount: -refund.amount, taxAmount: -refund.taxAmount, status: back }, now))) {
         throw new Error(`refund ${refund.id}: could not give the claimed amount back to order ${order.id}`);
       }
       await recordEvent(trx, clock, { organizationId: refund.organizationId, type: 'refund.updated', data: serializeRefund(refund) });
+      // A refund that failed after it had succeeded changed the order the customer saw.
+      if (read.status === 'succeeded') await recordOrderEvents(trx, clock, (await findOrder(trx, order.id, null))!, ['order.updated']);
       return refund;
     }
     await recordEvent(trx, clock, { organizationId: refund.organizationId, type: 'refund.updated', data: serializeRefund(refund) });
@@ -176,20 +199,44 @@ async function settle(db: Database, clock: Clock, pending: Refund, outcome: Refu
   });
 }
 
+/**
+ * Settles a refund from a processor's event (a webhook): found by Till's refund id when the event carries it
+ * (metadata), else by the processor's refund id. A late failure of a succeeded refund gives its amount back to
+ * the order. `deps.clock` is real time. Answers the refund, or undefined when it is not Till's.
+ */
+export async function settleRefundFromProcessor(
+  deps: { db: Database; clock: Clock },
+  event: { processor: string; processorRefundId: string; refundId?: string | null; outcome: RefundOutcome },
+): Promise<Refund | undefined> {
+  const refund = (event.refundId ? await findRefund(deps.db, event.refundId) : undefined) ?? (await findRefundByProcessorId(deps.db, event.processorRefundId));
+  if (!refund) return undefined;
+  const payment = refund.paymentId ? await findPayment(deps.db, refund.paymentId) : undefined;
+  if (payment && payment.processor !== event.processor) return undefined;
+  const clock = await organizationClock(deps.db, deps.clock, refund.organizationId);
+  return settle(deps.db, clock, refund, event.outcome);
+}
+
 export async function listRefunds(db: Database, filter: RefundFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<Refund>> {
   return listRows(db, filter, sorting, page);
 }
 
-/** The refund domain's jobs: finishing a refund the daemon left pending (idempotent; a settled refund is left alone). */
+/**
+ * The refund domain's jobs: finishing a refund left pending, because the daemon stopped before the processor's
+ * answer, or because the processor answered `pending`. It asks the processor about the refund's key, and sends
+ * it again (same key: never a second refund) when the processor never received it. A settled refund is left alone.
+ */
 export const refundJobs: JobHandlers = {
   [REFUND_SETTLE_JOB]: async ({ db, clock, payments }, job) => {
     const refund = await findRefund(db, job.subjectId);
     if (!refund || refund.status !== 'pending') return;
     const payment = refund.paymentId ? await findPayment(db, refund.paymentId) : undefined;
-    const outcome =
-      payment && payment.processor !== payments.name
-        ? ({ status: 'failed', message: `the ${payment.processor} processor is not configured` } as const)
-        : await processorRefund(payments, refund, payment?.processorPaymentId ?? null);
+    let outcome: RefundOutcome;
+    if (payment && payment.processor !== payments.name) outcome = { status: 'failed', processorRefundId: null, message: `the ${payment.processor} processor is not configured` };
+    else if (!payment?.processorPaymentId) outcome = await processorRefund(payments, refund, null);
+    else {
+      const lookup = await payments.retrieveRefund({ idempotencyKey: refund.id, processorRefundId: refund.processorRefundId, refundId: refund.id });
+      outcome = lookup.status === 'not_found' ? await processorRefund(payments, refund, payment.processorPaymentId) : lookup;
+    }
     await settle(db, clock, refund, outcome);
   },
 };

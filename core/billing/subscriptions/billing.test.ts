@@ -4,6 +4,7 @@ import { advanceOrganizationClock } from '../../jobs/advance.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { JOB_HANDLERS } from '../../jobs/handlers.js';
 import { findJob } from '../../jobs/jobs.js';
+import type { PaymentProcessor } from '../../payments/processor.js';
 import { createSandboxProcessor } from '../../payments/sandbox.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
 import { listEvents } from '../../webhooks/outbox.js';
@@ -14,7 +15,7 @@ import { revokeSubscriptionsOfCustomer } from './renewal.js';
 import { seedOrganization } from './testing.js';
 
 let database: TestDatabase;
-const payments = createSandboxProcessor();
+let payments: PaymentProcessor;
 // The last day of January: monthly periods must clamp to short months and come back to the 31st, never drift.
 const base = { now: () => new Date('2026-01-31T12:00:00.000Z') };
 const DAY = 86_400_000;
@@ -33,6 +34,7 @@ const ordersOf = async (subscriptionId: string) =>
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateToLatest(database.db);
+  payments = createSandboxProcessor({ db: database.db });
 });
 afterAll(async () => {
   await database?.destroy();

@@ -1,8 +1,12 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../../clock.js';
 import { CoreError } from '../../errors.js';
-import { newId } from '../../db/columns.js';
 import { organizationClock } from '../../jobs/clock.js';
-import type { ChargeOutcome } from '../../payments/processor.js';
-import { linkPayment, recordPayment } from '../../payments/repository.js';
+import { scheduleJob } from '../../jobs/jobs.js';
+import { insertPayment, linkPayment, unsettledPaymentsOfSubscription, type Payment } from '../../payments/repository.js';
+import type { OrderCreateInput } from '../orders/schema.js';
+import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
+import { settleIntent } from '../payments/settle.js';
 import { findDiscount } from '../discounts/repository.js';
 import { createOrder } from '../orders/service.js';
 import { findProduct, findProductsByIds, pricesOf } from '../products/repository.js';
@@ -75,58 +79,95 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
   const periodDiscount = discount && discount.type === 'percentage' && discountApplies(discount, s.discountStart, s.currentPeriodStart) ? discount : null;
   const bill = invoiceNow ? await orderInput(deps.db, moved, lines, { discount: periodDiscount, billingReason: 'subscription_update' }) : undefined;
 
-  let outcome: ChargeOutcome | undefined;
-  const method = bill && bill.amounts.totalAmount > 0 ? await methodOf(deps, s) : undefined;
-  if (bill && bill.amounts.totalAmount > 0) {
-    outcome = method
-      ? await deps.payments.charge({
-          processorMethodId: method.processorMethodId,
-          amount: bill.amounts.totalAmount,
-          currency: s.currency,
-          // One key per request: two identical changes at once are two charges, and the loser refunds its own.
-          idempotencyKey: `subscription-change:${s.id}:${newId()}`,
-          description: `Change of subscription ${s.id} to ${product.name}`,
-          offSession: true,
-        })
-      : { status: 'failed', declineCode: 'card_declined', message: 'The customer has no saved payment method.' };
-  }
+  if (bill && bill.amounts.totalAmount > 0) return invoiceChange(deps, access, s, moved, bill.input);
 
   const saved = await deps.db.transaction(async (trx) => {
-    const { s: locked_, clock } = await writable(trx, deps, access, id);
-    if (!unchanged(s, locked_)) return { conflict: true as const };
-    const payment =
-      outcome &&
-      (await recordPayment(trx, {
-        organizationId: s.organizationId,
-        customerId: s.customerId,
-        processor: deps.payments.name,
-        processorPaymentId: outcome.status === 'succeeded' ? outcome.processorPaymentId : null,
-        amount: bill!.amounts.totalAmount,
-        currency: s.currency,
-        status: outcome.status,
-        methodBrand: method?.brand ?? null,
-        methodLast4: method?.last4 ?? null,
-        declineCode: outcome.status === 'failed' ? outcome.declineCode : null,
-        declineMessage: outcome.status === 'failed' ? outcome.message : null,
-        createdAt: now,
-      }));
-    if (outcome?.status === 'failed') return { declined: outcome.message };
+    const { s: current, clock } = await writable(trx, deps, access, id);
+    if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
     const next: Subscription = { ...moved, pendingItems: invoiceNow ? s.pendingItems : [...s.pendingItems, ...lines] };
-    if (bill) {
-      const order = await createOrder(trx, clock, { ...bill.input, status: 'paid', paymentId: payment?.id ?? null });
-      if (payment) await linkPayment(trx, payment.id, { orderId: order.id });
-    }
+    // Invoiced, but nothing to pay (a full discount): the order is on record, paid.
+    if (bill) await createOrder(trx, clock, { ...bill.input, status: 'paid', paymentId: null });
     await commit(trx, clock, deps.baseUrl, s, next);
-    return { next };
+    return next;
   });
-  if ('conflict' in saved) {
-    // Given back outside the transaction: a processor call must not hold the database.
-    if (outcome?.status === 'succeeded') {
-      await deps.payments.refund({ processorPaymentId: outcome.processorPaymentId, amount: bill!.amounts.totalAmount, currency: s.currency, idempotencyKey: `refund:${outcome.processorPaymentId}` });
-    }
-    throw locked('The subscription changed meanwhile; try again.');
+  return (await viewsOf(deps.db, [saved]))[0];
+}
+
+/** What an invoiced plan change waits for while its payment is with the processor (stored on the intent). */
+interface PlannedChange {
+  fromProductId: string;
+  cycle: number;
+  productId: string;
+  priceIds: string[];
+  amount: number;
+  order: Omit<OrderCreateInput, 'status' | 'paymentId'>;
+}
+
+/**
+ * An invoiced change with money due: one transaction claims it (the subscription locked and unchanged, no other
+ * change's payment in flight) and writes the intent, which carries the planned change, and its settle job; then
+ * the processor is asked and its answer settles the intent (finishPlanChange). A decline refuses the change and
+ * changes nothing but the failed payment on record; a payment still processing leaves the change to its settlement.
+ */
+async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscription, moved: Subscription, order: PlannedChange['order']): Promise<SubscriptionView> {
+  const claimed = await deps.db.transaction(async (trx) => {
+    const { s: current, clock } = await writable(trx, deps, access, s.id);
+    if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
+    if ((await unsettledPaymentsOfSubscription(trx, s.id)).length) throw locked('The payment of another change of this subscription is under way; try again once it is settled.');
+    const now = clock.now();
+    const method = await methodOf(trx, s);
+    const plan: PlannedChange = { fromProductId: s.productId, cycle: s.cycle, productId: moved.productId, priceIds: moved.priceIds, amount: moved.amount, order };
+    const payment = await insertPayment(trx, {
+      organizationId: s.organizationId,
+      customerId: s.customerId,
+      checkoutId: null,
+      orderId: null,
+      subscriptionId: s.id,
+      purpose: 'subscription_update',
+      attempt: null,
+      processor: deps.payments.name,
+      processorMethodId: method?.processorMethodId ?? null,
+      processorCustomerId: method?.processorCustomerId ?? null,
+      amount: order.totalAmount,
+      currency: s.currency,
+      offSession: true,
+      description: `Change of subscription ${s.id}`,
+      returnUrl: null,
+      methodBrand: method?.brand ?? null,
+      methodLast4: method?.last4 ?? null,
+      methodExpMonth: method?.expMonth ?? null,
+      methodExpYear: method?.expYear ?? null,
+      plan: plan as unknown as Record<string, unknown>,
+      createdAt: now,
+      ...(method ? {} : { status: 'failed' as const, declineCode: 'card_declined', declineMessage: 'The customer has no saved payment method.' }),
+    });
+    if (method) await scheduleJob(trx, { organizationId: s.organizationId, kind: PAYMENT_SETTLE_JOB, subjectId: payment.id, runAt: new Date(now.getTime() + PAYMENT_SETTLE_DELAY_MS) });
+    return { payment, clock };
+  });
+  let payment = claimed.payment;
+  if (payment.status === 'created') {
+    const outcome = await deps.payments.createIntent(intentRequest(payment));
+    payment = await settleIntent({ ...deps, clock: claimed.clock }, payment.id, outcome);
   }
   // The declined attempt is on record; the subscription is as it was.
-  if ('declined' in saved) throw new CoreError('payment_failed', 'SUBSCRIPTION_PAYMENT_FAILED', `The change was not made: ${saved.declined}`);
-  return (await viewsOf(deps.db, [saved.next!]))[0];
+  if (payment.status === 'failed') throw new CoreError('payment_failed', 'SUBSCRIPTION_PAYMENT_FAILED', `The change was not made: ${payment.declineMessage ?? 'the payment was declined.'}`);
+  const now = (await findSubscription(deps.db, s.id, 'any'))!;
+  return (await viewsOf(deps.db, [now]))[0];
+}
+
+/**
+ * Applies an invoiced plan change once its payment settled, in the settling transaction: paid, the order is made
+ * (paid, billing reason subscription_update) and the subscription moves to the new product; declined, nothing
+ * changes. A change the subscription outgrew meanwhile (ended, renewed or changed otherwise) gives the money back.
+ */
+export async function finishPlanChange(trx: Knex.Transaction, clock: Clock, baseUrl: string, payment: Payment): Promise<{ giveBack: boolean }> {
+  if (payment.status !== 'succeeded') return { giveBack: false };
+  const plan = payment.plan as unknown as PlannedChange;
+  const current = payment.subscriptionId ? await findSubscription(trx, payment.subscriptionId, 'any', { forUpdate: true }) : undefined;
+  if (!current || isTerminal(current.status) || current.productId !== plan.fromProductId || current.cycle !== plan.cycle) return { giveBack: true };
+  const order = await createOrder(trx, clock, { ...plan.order, status: 'paid', paymentId: payment.id });
+  await linkPayment(trx, payment.id, { orderId: order.id });
+  const next: Subscription = { ...current, productId: plan.productId, priceIds: plan.priceIds, amount: plan.amount, modifiedAt: clock.now() };
+  await commit(trx, clock, baseUrl, current, next);
+  return { giveBack: false };
 }

@@ -1,9 +1,14 @@
-import type { PaymentProcessor, ChargeOutcome } from '../../payments/processor.js';
-import { findPaymentMethod, paymentMethodsOf, recordPayment, type PaymentMethod } from '../../payments/repository.js';
+import type { Knex } from 'knex';
+import type { Clock } from '../../clock.js';
+import type { Executor } from '../../db/database.js';
 import { cancelJob, scheduleJob } from '../../jobs/jobs.js';
+import type { PaymentProcessor } from '../../payments/processor.js';
+import { findPaymentMethod, insertPayment, isSettledPayment, paymentMethodsOf, paymentOfAttempt, type Payment, type PaymentMethod } from '../../payments/repository.js';
 import { cycleBenefits } from '../benefit-grants/service.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderPaid } from '../orders/service.js';
+import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
+import { settleIntent } from '../payments/settle.js';
 import { nextRetryAt } from './dunning.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
 import { commit, endSubscription, type BillingContext } from './renewal.js';
@@ -12,88 +17,103 @@ import type { Subscription } from './schema.js';
 import { isTerminal } from './transitions.js';
 
 /** The method a subscription's charges go to: its own, else the customer's newest saved one. */
-export async function methodOf(context: BillingContext, s: Subscription): Promise<PaymentMethod | undefined> {
-  const own = s.paymentMethodId ? await findPaymentMethod(context.db, s.paymentMethodId) : undefined;
+export async function methodOf(db: Executor, s: Subscription): Promise<PaymentMethod | undefined> {
+  const own = s.paymentMethodId ? await findPaymentMethod(db, s.paymentMethodId) : undefined;
   if (own && own.customerId === s.customerId) return own;
-  return (await paymentMethodsOf(context.db, s.customerId))[0];
+  return (await paymentMethodsOf(db, s.customerId))[0];
 }
 
 /**
- * Charges the order a subscription owes, off-session, with its saved method. Paid: the order is marked paid and
- * the subscription is active on its period (benefits cycled for a renewal). Declined: the subscription is
- * past_due and the charge is retried on the dunning schedule (dunning.ts); after the last retry it is canceled
- * and its benefits revoked. The processor is called outside any transaction, with an idempotency key per order
- * and attempt, so running this twice (a crashed worker) never charges twice. Answers the outcome, if it charged.
+ * Charges the order a subscription owes, off-session, with its saved method. One transaction claims the try:
+ * it writes the payment intent for this order and dunning attempt (unique: a second worker, or this job run
+ * again after a crash, finds it and asks the processor again with the same key, which never charges twice) and
+ * the settle job. Then the processor is asked and its answer settles the intent (finishSubscriptionPayment).
+ * Without a saved method the try is recorded as declined at once. Answers the payment, if a try was due.
  */
-export async function chargeSubscription(context: BillingContext & { payments: PaymentProcessor }, subscriptionId: string): Promise<ChargeOutcome | undefined> {
-  const { db, clock, baseUrl, payments } = context;
-  const s = await findSubscription(db, subscriptionId, 'any');
-  if (!s || isTerminal(s.status) || !s.dunningOrderId) return undefined;
-  const order = await findOrder(db, s.dunningOrderId, [s.organizationId]);
-  if (!order || order.status !== 'pending') return undefined;
-
-  const method = await methodOf(context, s);
-  const outcome: ChargeOutcome = method
-    ? await payments.charge({
-        processorMethodId: method.processorMethodId,
-        amount: order.totalAmount,
-        currency: order.currency,
-        idempotencyKey: `subscription-order:${order.id}:${s.dunningAttempts}`,
-        description: `${order.billingReason === 'subscription_cycle' ? 'Renewal' : 'Change'} of subscription ${s.id}`,
-        offSession: true,
-      })
-    : { status: 'failed', declineCode: 'card_declined', message: 'The customer has no saved payment method.' };
-
-  const orphaned = await db.transaction(async (trx) => {
-    const current = await findSubscription(trx, subscriptionId, 'any', { forUpdate: true });
-    // Someone else settled it meanwhile (a concurrent worker with the same idempotency key, or a revoke).
-    if (!current || isTerminal(current.status) || current.dunningOrderId !== order.id || current.dunningAttempts !== s.dunningAttempts) {
-      // Paid for a subscription that ended meanwhile, and nobody marked the order paid: the money goes back.
-      const ended = !current || isTerminal(current.status);
-      return outcome.status === 'succeeded' && ended && (await findOrder(trx, order.id, [s.organizationId]))?.status === 'pending';
-    }
+export async function chargeSubscription(context: BillingContext & { payments: PaymentProcessor }, subscriptionId: string): Promise<Payment | undefined> {
+  const { db, clock, payments } = context;
+  const claimed = await db.transaction(async (trx) => {
+    const s = await findSubscription(trx, subscriptionId, 'any', { forUpdate: true });
+    if (!s || isTerminal(s.status) || !s.dunningOrderId) return undefined;
+    const order = await findOrder(trx, s.dunningOrderId, [s.organizationId]);
+    if (!order || order.status !== 'pending') return undefined;
+    const tried = await paymentOfAttempt(trx, order.id, s.dunningAttempts);
+    if (tried) return tried;
     const now = clock.now();
-    const payment = await recordPayment(trx, {
+    const method = await methodOf(trx, s);
+    const payment = await insertPayment(trx, {
       organizationId: s.organizationId,
       customerId: s.customerId,
+      checkoutId: null,
       orderId: order.id,
+      subscriptionId: s.id,
+      purpose: 'subscription',
+      attempt: s.dunningAttempts,
       processor: payments.name,
-      processorPaymentId: outcome.status === 'succeeded' ? outcome.processorPaymentId : null,
+      processorMethodId: method?.processorMethodId ?? null,
+      processorCustomerId: method?.processorCustomerId ?? null,
       amount: order.totalAmount,
       currency: order.currency,
-      status: outcome.status,
+      offSession: true,
+      description: `${order.billingReason === 'subscription_cycle' ? 'Renewal' : 'Change'} of subscription ${s.id}`,
+      returnUrl: null,
       methodBrand: method?.brand ?? null,
       methodLast4: method?.last4 ?? null,
-      declineCode: outcome.status === 'failed' ? outcome.declineCode : null,
-      declineMessage: outcome.status === 'failed' ? outcome.message : null,
+      methodExpMonth: method?.expMonth ?? null,
+      methodExpYear: method?.expYear ?? null,
+      plan: null,
       createdAt: now,
+      ...(method ? {} : { status: 'failed' as const, declineCode: 'card_declined', declineMessage: 'The customer has no saved payment method.' }),
     });
-    if (outcome.status === 'succeeded') {
-      await markOrderPaid(trx, clock, order.id, payment.id);
-      const next: Subscription = { ...current, status: 'active', pastDueAt: null, dunningAttempts: 0, dunningOrderId: null, modifiedAt: now };
-      await cancelJob(trx, CHARGE_JOB, s.id);
-      // A renewal skipped while the charge was owed is due now (or at the period's end).
-      const renewAt = current.currentPeriodEnd.getTime() > now.getTime() ? current.currentPeriodEnd : now;
-      await scheduleJob(trx, { organizationId: s.organizationId, kind: RENEW_JOB, subjectId: s.id, runAt: renewAt });
-      await commit(trx, clock, baseUrl, current, next);
-      if (order.billingReason === 'subscription_cycle') {
-        await cycleBenefits(trx, clock, { organizationId: s.organizationId, customerId: s.customerId, subscriptionId: s.id });
-      }
-      return false;
+    if (!method) {
+      await finishSubscriptionPayment(trx, clock, context.baseUrl, payment);
+      return payment;
     }
-    const attempts = current.dunningAttempts + 1;
-    const retryAt = nextRetryAt(now, attempts);
-    if (!retryAt) {
-      await endSubscription(trx, clock, baseUrl, current, now, { dunningAttempts: attempts });
-      return false;
-    }
-    const next: Subscription = { ...current, status: 'past_due', pastDueAt: current.pastDueAt ?? now, dunningAttempts: attempts, modifiedAt: now };
-    await scheduleJob(trx, { organizationId: s.organizationId, kind: CHARGE_JOB, subjectId: s.id, runAt: retryAt });
-    await commit(trx, clock, baseUrl, current, next);
-    return false;
+    await scheduleJob(trx, { organizationId: s.organizationId, kind: PAYMENT_SETTLE_JOB, subjectId: payment.id, runAt: new Date(now.getTime() + PAYMENT_SETTLE_DELAY_MS) });
+    return payment;
   });
-  if (orphaned && outcome.status === 'succeeded') {
-    await payments.refund({ processorPaymentId: outcome.processorPaymentId, amount: order.totalAmount, currency: order.currency, idempotencyKey: `refund:${outcome.processorPaymentId}` });
+  if (!claimed || isSettledPayment(claimed.status)) return claimed;
+  // Called outside any transaction; a throw leaves the intent to the settle job.
+  const outcome = claimed.status === 'created' ? await payments.createIntent(intentRequest(claimed)) : await payments.retrieveIntent({ idempotencyKey: claimed.idempotencyKey, processorIntentId: claimed.processorPaymentId, paymentId: claimed.id });
+  if (outcome.status === 'not_found') return claimed;
+  return settleIntent(context, claimed.id, outcome);
+}
+
+/**
+ * Finishes a settled try at a subscription's owed order, in the settling transaction. Paid: the order is paid and
+ * the subscription active on its period (benefits cycled for a renewal). Declined: past_due, retried on the
+ * dunning schedule (dunning.ts); after the last retry it is canceled and its benefits revoked. A try that the
+ * subscription no longer waits for (revoked meanwhile) gives paid money back. `clock` is the organization's.
+ */
+export async function finishSubscriptionPayment(trx: Knex.Transaction, clock: Clock, baseUrl: string, payment: Payment): Promise<{ giveBack: boolean }> {
+  const current = payment.subscriptionId ? await findSubscription(trx, payment.subscriptionId, 'any', { forUpdate: true }) : undefined;
+  if (!current || isTerminal(current.status) || current.dunningOrderId !== payment.orderId || current.dunningAttempts !== payment.attempt) {
+    const order = payment.orderId ? await findOrder(trx, payment.orderId, [payment.organizationId]) : undefined;
+    return { giveBack: payment.status === 'succeeded' && order?.status === 'pending' };
   }
-  return outcome;
+  const now = clock.now();
+  const order = (await findOrder(trx, payment.orderId!, [payment.organizationId]))!;
+  if (payment.status === 'succeeded') {
+    await markOrderPaid(trx, clock, order.id, payment.id);
+    const next: Subscription = { ...current, status: 'active', pastDueAt: null, dunningAttempts: 0, dunningOrderId: null, modifiedAt: now };
+    await cancelJob(trx, CHARGE_JOB, current.id);
+    // A renewal skipped while the charge was owed is due now (or at the period's end).
+    const renewAt = current.currentPeriodEnd.getTime() > now.getTime() ? current.currentPeriodEnd : now;
+    await scheduleJob(trx, { organizationId: current.organizationId, kind: RENEW_JOB, subjectId: current.id, runAt: renewAt });
+    await commit(trx, clock, baseUrl, current, next);
+    if (order.billingReason === 'subscription_cycle') {
+      await cycleBenefits(trx, clock, { organizationId: current.organizationId, customerId: current.customerId, subscriptionId: current.id });
+    }
+    return { giveBack: false };
+  }
+  const attempts = current.dunningAttempts + 1;
+  const retryAt = nextRetryAt(now, attempts);
+  if (!retryAt) {
+    await endSubscription(trx, clock, baseUrl, current, now, { dunningAttempts: attempts });
+    return { giveBack: false };
+  }
+  const next: Subscription = { ...current, status: 'past_due', pastDueAt: current.pastDueAt ?? now, dunningAttempts: attempts, modifiedAt: now };
+  await scheduleJob(trx, { organizationId: current.organizationId, kind: CHARGE_JOB, subjectId: current.id, runAt: retryAt });
+  await commit(trx, clock, baseUrl, current, next);
+  return { giveBack: false };
 }

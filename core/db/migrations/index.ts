@@ -20,6 +20,7 @@ import { webhooks } from './0017_webhooks.js';
 import { email } from './0020_email.js';
 import { meteringUserIndex } from './0022_metering_user_index.js';
 import { idempotencyKeys } from './0035_idempotency_keys.js';
+import { paymentIntents } from './0027_payment_intents.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   email,
   meteringUserIndex,
   idempotencyKeys,
+  paymentIntents,
 ];

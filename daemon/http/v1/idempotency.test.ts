@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPaidOrder } from '../../../core/billing/orders/testing.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
-import { sandboxProcessor } from '../../../core/payments/sandbox.js';
+import { createSandboxProcessor } from '../../../core/payments/sandbox.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, purgeExpiredIdempotencyKeys } from '../../../core/idempotency/service.js';
 import { findRecord, insertClaim } from '../../../core/idempotency/repository.js';
 import { fingerprintOf } from './idempotency.js';
@@ -23,7 +23,7 @@ const keyed = (bearer: string | undefined, key: string, method: string, path: st
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-const paidOrder = async () => (await seedPaidOrder(daemon.db, systemClock, sandboxProcessor, { organizationId, customerId, label: 'Course', amount: 1000 })).id;
+const paidOrder = async () => (await seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId, customerId, label: 'Course', amount: 1000 })).id;
 const refundsOf = async (orderId: string) => (await polarSdk(daemon.url, owner.token).refunds.list({ orderId })).result.items;
 const orderOf = async (orderId: string) => (await fetch(`${daemon.url}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${token}` } })).json();
 const productsNamed = async (name: string) => (await polarSdk(daemon.url, token).products.list({ query: name, limit: 100 })).result.items.filter((p) => p.name === name);

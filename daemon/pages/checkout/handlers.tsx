@@ -6,7 +6,6 @@ import { systemClock } from '../../../core/clock.js';
 import { organizationClock } from '../../../core/jobs/clock.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
 import { CheckoutUpdatePublic } from '../../../core/billing/checkouts/schema.js';
-import { sandboxProcessor } from '../../../core/payments/sandbox.js';
 import type { FieldErrors, FormErrors } from '../forms.js';
 import { sendPage } from '../render.js';
 import { loadReceipt } from './receipt.js';
@@ -27,10 +26,10 @@ const NOTICES: Record<string, string> = {
 };
 
 function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
-  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments ?? sandboxProcessor, baseUrl: deps.baseUrl };
+  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, baseUrl: deps.baseUrl };
 }
 
-const isSandbox = (deps: AppDeps) => (deps.payments ?? sandboxProcessor).name === 'sandbox';
+const isSandbox = (deps: AppDeps) => deps.payments!.name === 'sandbox';
 const pathOf = (secret: string) => `/checkout/${encodeURIComponent(secret)}`;
 
 /** The checkout as the client endpoints answer it; null (and a 404 page sent) for an unknown secret. */

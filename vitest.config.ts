@@ -47,6 +47,7 @@ const DATABASE_FREE = [
   'cli/main.test.ts',
   'cli/resources/fields.test.ts',
   'cli/resources/help.test.ts',
+  'cli/ui/sparkline.test.ts',
   'cli/ui/tui/App.test.tsx',
   'cli/ui/tui/SignIn.test.tsx',
   'cli/ui/tui/event-store.test.ts',

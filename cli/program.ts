@@ -114,6 +114,21 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...json)
     .action(async (options) => setExitCode(await (await import('./commands/listen/listen.js')).listen(options, env, streams)));
 
+  // Revenue metrics (docs/metrics.md).
+  program
+    .command('metrics')
+    .description('revenue, orders, MRR, subscriptions, checkouts and churn over a range: sparklines on a terminal, a table elsewhere')
+    .option('--from <date>', 'first day (default: 30 days before --to)')
+    .option('--to <date>', 'last day (default: today)')
+    .option('--interval <interval>', 'hour, day, week, month or year (default day)')
+    .option('--timezone <zone>', 'IANA timezone the days follow (default UTC)')
+    .option('--product <id>', 'only this product (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--currency <code>', 'the currency to count (default: the organization’s)')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (options) => setExitCode(await (await import('./commands/metrics/metrics.js')).metrics(options, env, streams)));
+
   // The terminal UI (docs/tui.md): ink and react load only when it runs.
   const openUi = async (options: { server?: string; org?: string }) => setExitCode(await (await import('./commands/ui.js')).ui(options, env, streams));
   program

@@ -120,6 +120,10 @@ rmSync(dataDir, { recursive: true, force: true });
 const { benchMetering } = await import('./bench-metering.mjs');
 const meteringSection = await benchMetering({ root, quick });
 
+// ---- 4. metrics (issue 20): a year by day from getMetrics vs hand-written SQL ----
+const { benchMetrics } = await import('./bench-metrics.mjs');
+const metricsSection = await benchMetrics({ root, quick });
+
 // ---- 4. the terminal UI (issue 8): frame time and memory while a 1,000 events/s stream runs ----
 const { benchTui } = await import('./bench-tui.mjs');
 const tuiSection = await benchTui({ root, quick });
@@ -167,6 +171,8 @@ WebAssembly HTTP parser on first use. With \`fetch\`, \`till whoami --json\` mis
 is written on \`node:http\` (one small module).
 
 ${meteringSection}
+
+${metricsSection}
 ${tuiSection}
 ${webhooksSection}
 `;

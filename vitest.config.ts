@@ -65,6 +65,7 @@ const DATABASE_FREE = [
   'core/billing/products/prices.test.ts',
   'core/db/columns.test.ts',
   'core/payments/stripe/fake.test.ts',
+  'core/payments/stripe/processor.test.ts',
   'core/webhooks/address.test.ts',
   'core/webhooks/send.test.ts',
   'core/webhooks/signing.test.ts',

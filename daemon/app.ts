@@ -14,6 +14,7 @@ import { v1Router } from './http/v1/router.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { FileStorage } from '../core/billing/files/storage.js';
 import type { PaymentProcessor } from '../core/payments/processor.js';
+import type { StripeIntegration } from '../core/payments/stripe/integration.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
 
 export interface AppDeps {
@@ -36,6 +37,8 @@ export interface AppDeps {
   maxFileSize?: number;
   /** Charges, refunds and saved cards (the sandbox processor by default). */
   payments?: PaymentProcessor;
+  /** Stripe when configured (TILL_STRIPE_*): organizations not marked sandbox pay through it. */
+  stripe?: StripeIntegration | null;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
 }
@@ -77,7 +80,7 @@ export function createApp(given: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments! }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, stripe: deps.stripe ?? null }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

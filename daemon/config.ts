@@ -60,8 +60,18 @@ export interface DaemonConfig {
   listen: { pollMs: number; heartbeatMs: number };
   /** Webhook delivery: private addresses allowed, one attempt's time limit, first retry delay, idle poll, parallel sends. */
   webhooks: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number; pollMs: number; concurrency: number };
+  /** Stripe (TILL_STRIPE_*), or null: organizations not marked sandbox then use the sandbox processor too. */
+  stripe: StripeConfig | null;
   /** The sandbox processor: how long each of its calls takes before and after it is recorded (to rehearse a slow processor). */
   sandbox: { delayMs: number };
+}
+
+/** Stripe's keys; `apiBase` points the client at a local stand-in of Stripe's API, for testing only. */
+export interface StripeConfig {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  apiBase: string | null;
 }
 
 /** A configuration mistake the operator must fix; tilld prints it and exits. */
@@ -147,6 +157,7 @@ export function loadConfig(env: Env): DaemonConfig {
       pollMs: integer(env, 'TILL_WEBHOOKS_POLL_MS', 500, { min: 10, max: 60_000 }),
       concurrency: integer(env, 'TILL_WEBHOOKS_CONCURRENCY', 8, { min: 1, max: 256 }),
     },
+    stripe: stripeSettings(env),
     sandbox: { delayMs: integer(env, 'TILL_SANDBOX_DELAY_MS', 0, { min: 0, max: 60_000 }) },
   };
 }
@@ -311,4 +322,30 @@ function flag(env: Env, name: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be 1 or 0; got "${env[name]}"`);
+}
+
+/** Stripe (TILL_STRIPE_*): all three keys or none; TILL_STRIPE_API_BASE points at a local stand-in, for testing. */
+function stripeSettings(env: Env): StripeConfig | null {
+  const secretKey = env.TILL_STRIPE_SECRET_KEY?.trim() || undefined;
+  const publishableKey = env.TILL_STRIPE_PUBLISHABLE_KEY?.trim() || undefined;
+  const webhookSecret = env.TILL_STRIPE_WEBHOOK_SECRET?.trim() || undefined;
+  if (!secretKey && !publishableKey && !webhookSecret) return null;
+  const missing = [
+    ['TILL_STRIPE_SECRET_KEY', secretKey],
+    ['TILL_STRIPE_PUBLISHABLE_KEY', publishableKey],
+    ['TILL_STRIPE_WEBHOOK_SECRET', webhookSecret],
+  ].filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length > 0) throw new ConfigError(`Stripe needs all of TILL_STRIPE_SECRET_KEY, TILL_STRIPE_PUBLISHABLE_KEY and TILL_STRIPE_WEBHOOK_SECRET; missing: ${missing.join(', ')}`);
+  if (!/^(sk|rk)_(test|live)_/.test(secretKey!)) throw new ConfigError('TILL_STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
+  if (!/^pk_(test|live)_/.test(publishableKey!)) throw new ConfigError('TILL_STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_… or pk_test_…)');
+  if (!webhookSecret!.startsWith('whsec_')) throw new ConfigError('TILL_STRIPE_WEBHOOK_SECRET must be the signing secret of the webhook endpoint (whsec_…)');
+  const apiBase = env.TILL_STRIPE_API_BASE?.trim() || null;
+  if (apiBase) {
+    try {
+      new URL(apiBase);
+    } catch {
+      throw new ConfigError(`TILL_STRIPE_API_BASE is not a URL: ${apiBase}`);
+    }
+  }
+  return { secretKey: secretKey!, publishableKey: publishableKey!, webhookSecret: webhookSecret!, apiBase };
 }

@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
 import { systemClock } from '../core/clock.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
+import { createStripeIntegration } from '../core/payments/stripe/integration.js';
 import { startJobRunner } from '../core/jobs/jobs.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
@@ -58,6 +59,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const baseUrl = config.port === 0 && config.baseUrl.endsWith(':0') ? url : config.baseUrl;
   const payments = createSandboxProcessor({ db, baseUrl, delayMs: config.sandbox.delayMs });
+  const stripe = config.stripe ? createStripeIntegration(config.stripe) : null;
   const mailer = createMailer(db, config.mail, logger);
   const auth = createAuth({
     db,
@@ -73,12 +75,12 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, message),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe });
   eventHub(db, config.listen);
   server.on('request', app);
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
   const jobs = startJobRunner(
-    { db, clock: systemClock, payments, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
+    { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },
   );
   // Webhook delivery: the outbox to every endpoint, signed, retried, in order (on PostgreSQL, shared among daemons).

@@ -5,6 +5,7 @@ import type { Database, Executor } from '../db/database.js';
 import { dialectOf } from '../db/database.js';
 import { fromDbInt, newId, toDbTime } from '../db/columns.js';
 import type { PaymentProcessor } from '../payments/processor.js';
+import { processorFor } from '../payments/select.js';
 import { clockState, offsetClock } from './clock.js';
 
 const TABLE = 'jobs';
@@ -145,7 +146,7 @@ export async function claimDueJob(
 
 /** Runs a claimed job, then removes it, or on failure releases it for a later retry. */
 export async function runClaimedJob(
-  deps: { db: Database; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   claimed: Claimed,
   clock: Clock,
 ): Promise<'done' | 'failed'> {
@@ -154,7 +155,8 @@ export async function runClaimedJob(
   const handler = handlers[job.kind];
   try {
     if (!handler) throw new Error(`No handler for jobs of kind ${job.kind}`);
-    await handler({ db, clock, payments: deps.payments, baseUrl: deps.baseUrl }, job);
+    // Each organization's jobs go through its own processor: the sandbox, or Stripe (core/payments/select.ts).
+    await handler({ db, clock, payments: await processorFor(db, deps, job.organizationId), baseUrl: deps.baseUrl }, job);
     // Removed only if still ours: a handler that rescheduled its own kind and subject released the claim.
     await db(TABLE).where({ id: job.id, locked_by: token }).delete();
     return 'done';
@@ -176,7 +178,7 @@ export async function runClaimedJob(
 
 /** Runs every job that is due now (on each organization's clock); answers how many ran. */
 export async function runDueJobs(
-  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   options: { limit?: number } = {},
 ): Promise<number> {
   let ran = 0;
@@ -192,7 +194,7 @@ export async function runDueJobs(
 
 /** Polls for due jobs until stopped; one per daemon (several daemons on PostgreSQL share the work). */
 export function startJobRunner(
-  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   options: { intervalMs?: number } = {},
 ): { stop(): Promise<void>; poke(): void } {
   const intervalMs = options.intervalMs ?? 1000;

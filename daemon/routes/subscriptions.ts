@@ -25,7 +25,7 @@ const MetadataQuery = z.record(z.string(), z.array(Text));
 
 function subscriptionDeps(deps: V1Deps): SubscriptionDeps {
   if (!deps.payments) throw new CoreError('conflict', 'NO_PAYMENT_PROCESSOR', 'No payment processor is configured');
-  return { db: deps.db, clock: deps.clock, payments: deps.payments, baseUrl: deps.baseUrl };
+  return { db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments, baseUrl: deps.baseUrl };
 }
 
 export const subscriptionRoutes = [

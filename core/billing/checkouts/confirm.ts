@@ -3,6 +3,7 @@ import { organizationClock } from '../../jobs/clock.js';
 import { scheduleJob } from '../../jobs/jobs.js';
 import type { PaymentMethodInput, SavedPaymentMethod } from '../../payments/processor.js';
 import { insertPayment } from '../../payments/repository.js';
+import { processorFor } from '../../payments/select.js';
 import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
 import { settleIntent } from '../payments/settle.js';
 import { claimRedemption, findDiscount } from '../discounts/repository.js';
@@ -49,7 +50,7 @@ const declined = (message: string, declineCode: string) => new CoreError('paymen
  * the claim's transaction.
  */
 export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirm, options: { paymentMethod?: PaymentMethodInput } = {}): Promise<Checkout> {
-  const { db, payments } = deps;
+  const { db } = deps;
 
   // 1. The last update and the completeness check (an incomplete form changes nothing).
   const { checkout, clock } = await db.transaction(async (trx) => {
@@ -68,6 +69,7 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
     return { checkout, clock };
   });
   const flags = checkoutFlags(checkout);
+  const payments = await processorFor(db, deps, checkout.organizationId);
 
   // 2. The payment method (a malformed card is refused before anything changes).
   let method: SavedPaymentMethod | null = null;

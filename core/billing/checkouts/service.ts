@@ -31,6 +31,8 @@ export interface CheckoutDeps {
   db: Database;
   clock: Clock;
   payments: PaymentProcessor;
+  /** Stripe when configured: the processor of organizations not marked sandbox (core/payments/select.ts). */
+  livePayments?: PaymentProcessor | null;
   baseUrl: string;
 }
 

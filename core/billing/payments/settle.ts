@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { cancelJob, scheduleJob, type JobHandlers } from '../../jobs/jobs.js';
 import type { IntentOutcome } from '../../payments/processor.js';
+import { processorFor } from '../../payments/select.js';
 import { findPayment, findPaymentByProcessorId, isSettledPayment, transitionPayment, type Payment } from '../../payments/repository.js';
 import { abandonCheckoutPayment, finishCheckoutPayment } from '../checkouts/settle.js';
 import { finishPlanChange } from '../subscriptions/change-product.js';
@@ -91,7 +92,8 @@ async function abandonAfterFailure(deps: PaymentDeps, paymentId: string, outcome
 /** Refunds a whole captured payment that delivered nothing; idempotent on the payment, so the job and a retry are one refund. */
 async function giveBackPayment(deps: PaymentDeps, payment: Payment): Promise<void> {
   if (!payment.processorPaymentId) return;
-  const outcome = await deps.payments.refund({
+  const payments = await processorFor(deps.db, deps, payment.organizationId);
+  const outcome = await payments.refund({
     processorIntentId: payment.processorPaymentId,
     amount: payment.amount,
     currency: payment.currency,
@@ -110,12 +112,13 @@ async function giveBackPayment(deps: PaymentDeps, payment: Payment): Promise<voi
 export async function refreshIntent(deps: PaymentDeps, paymentId: string, options: { abandonIfWaiting: boolean }): Promise<Payment | undefined> {
   const payment = await findPayment(deps.db, paymentId);
   if (!payment || isSettledPayment(payment.status)) return payment;
-  if (payment.processor !== deps.payments.name) throw new Error(`payment ${payment.id} was made through ${payment.processor}, which this daemon is not configured with`);
+  const payments = await processorFor(deps.db, deps, payment.organizationId);
+  if (payment.processor !== payments.name) throw new Error(`payment ${payment.id} was made through ${payment.processor}, which this daemon is not configured with`);
   const ref = { idempotencyKey: payment.idempotencyKey, processorIntentId: payment.processorPaymentId, paymentId: payment.id };
-  const lookup = await deps.payments.retrieveIntent(ref);
+  const lookup = await payments.retrieveIntent(ref);
   let outcome: IntentOutcome;
-  if (lookup.status === 'not_found') outcome = await deps.payments.createIntent(intentRequest(payment));
-  else if (lookup.status === 'requires_action' && options.abandonIfWaiting) outcome = await deps.payments.cancelIntent({ processorIntentId: lookup.processorIntentId });
+  if (lookup.status === 'not_found') outcome = await payments.createIntent(intentRequest(payment));
+  else if (lookup.status === 'requires_action' && options.abandonIfWaiting) outcome = await payments.cancelIntent({ processorIntentId: lookup.processorIntentId });
   else outcome = lookup;
   return settleIntent(deps, payment.id, outcome);
 }

@@ -6,6 +6,7 @@ import { organizationClock } from '../../jobs/clock.js';
 import { cancelJob, scheduleJob, type JobHandlers } from '../../jobs/jobs.js';
 import type { PaymentProcessor, RefundOutcome } from '../../payments/processor.js';
 import { findPayment } from '../../payments/repository.js';
+import { processorFor } from '../../payments/select.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import { revokeBenefits } from '../benefit-grants/service.js';
 import { applyRefundedAmounts, findOrder } from '../orders/repository.js';
@@ -28,6 +29,8 @@ export interface RefundDeps {
   /** Real time; each organization's own clock is derived from it. */
   clock: Clock;
   payments?: PaymentProcessor;
+  /** Stripe when configured: the processor of organizations not marked sandbox (core/payments/select.ts). */
+  livePayments?: PaymentProcessor | null;
 }
 
 type Issue = { loc: (string | number)[]; msg: string; type: string };
@@ -63,7 +66,7 @@ function refusal(order: StoredOrder, input: RefundCreate): CoreError | undefined
  *    benefits revoked when asked), or failed, giving the claimed amount back to the order.
  */
 export async function createRefund(deps: RefundDeps, access: Access, input: RefundCreate): Promise<Refund> {
-  const { refund, processorPaymentId, clock } = await deps.db.transaction(async (trx) => {
+  const { refund, processorPaymentId, clock, payments } = await deps.db.transaction(async (trx) => {
     const order = await findOrder(trx, input.order_id, [...access.read], { forUpdate: true });
     if (!order) throw invalid('ORDER_NOT_FOUND', 'order_id', 'Order not found');
     if (!access.write.has(order.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this order but not refund it');
@@ -71,12 +74,13 @@ export async function createRefund(deps: RefundDeps, access: Access, input: Refu
     if (refused) throw refused;
 
     let processorPaymentId: string | null = null;
+    const payments = deps.payments && (await processorFor(trx, { payments: deps.payments, livePayments: deps.livePayments }, order.organizationId));
     if (order.totalAmount > 0) {
       const payment = order.paymentId ? await findPayment(trx, order.paymentId) : undefined;
       if (!payment?.processorPaymentId || payment.status !== 'succeeded') {
         throw new CoreError('conflict', 'ORDER_HAS_NO_PAYMENT', 'The order has no captured payment to refund through the payment processor');
       }
-      if (!deps.payments || payment.processor !== deps.payments.name) {
+      if (!payments || payment.processor !== payments.name) {
         throw new CoreError('conflict', 'PROCESSOR_UNAVAILABLE', `The order was paid through the ${payment.processor} processor, which this daemon is not configured with`);
       }
       processorPaymentId = payment.processorPaymentId;
@@ -114,10 +118,10 @@ export async function createRefund(deps: RefundDeps, access: Access, input: Refu
     await recordEvent(trx, clock, { organizationId: refund.organizationId, type: 'refund.created', data: serializeRefund(refund) });
     // Should the daemon stop before step 3, this job finishes the refund (the processor call is idempotent).
     await scheduleJob(trx, { organizationId: refund.organizationId, kind: REFUND_SETTLE_JOB, subjectId: refund.id, runAt: new Date(now.getTime() + REFUND_SETTLE_DELAY_MS) });
-    return { refund, processorPaymentId, clock };
+    return { refund, processorPaymentId, clock, payments };
   });
 
-  const outcome = await processorRefund(deps.payments, refund, processorPaymentId);
+  const outcome = await processorRefund(payments, refund, processorPaymentId);
   const settled = await settle(deps.db, clock, refund, outcome);
   if (settled.status === 'failed') {
     throw new CoreError('payment_failed', 'REFUND_FAILED', `The payment processor refused the refund: ${settled.failureReason}. Nothing was refunded.`);

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { CoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { scheduleJob } from '../../jobs/jobs.js';
+import { processorFor } from '../../payments/select.js';
 import { insertPayment, linkPayment, unsettledPaymentsOfSubscription, type Payment } from '../../payments/repository.js';
 import type { OrderCreateInput } from '../orders/schema.js';
 import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
@@ -110,6 +111,7 @@ interface PlannedChange {
  * changes nothing but the failed payment on record; a payment still processing leaves the change to its settlement.
  */
 async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscription, moved: Subscription, order: PlannedChange['order']): Promise<SubscriptionView> {
+  const payments = await processorFor(deps.db, deps, s.organizationId);
   const claimed = await deps.db.transaction(async (trx) => {
     const { s: current, clock } = await writable(trx, deps, access, s.id);
     if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
@@ -125,7 +127,7 @@ async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscrip
       subscriptionId: s.id,
       purpose: 'subscription_update',
       attempt: null,
-      processor: deps.payments.name,
+      processor: payments.name,
       processorMethodId: method?.processorMethodId ?? null,
       processorCustomerId: method?.processorCustomerId ?? null,
       amount: order.totalAmount,
@@ -146,7 +148,7 @@ async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscrip
   });
   let payment = claimed.payment;
   if (payment.status === 'created') {
-    const outcome = await deps.payments.createIntent(intentRequest(payment));
+    const outcome = await payments.createIntent(intentRequest(payment));
     payment = await settleIntent({ ...deps, clock: claimed.clock }, payment.id, outcome);
   }
   // The declined attempt is on record; the subscription is as it was.

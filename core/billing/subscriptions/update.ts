@@ -18,6 +18,8 @@ export interface SubscriptionDeps {
   db: Database;
   clock: Clock;
   payments: PaymentProcessor;
+  /** Stripe when configured: the processor of organizations not marked sandbox (core/payments/select.ts). */
+  livePayments?: PaymentProcessor | null;
   baseUrl: string;
 }
 

@@ -21,6 +21,7 @@ import { email } from './0020_email.js';
 import { meteringUserIndex } from './0022_metering_user_index.js';
 import { idempotencyKeys } from './0035_idempotency_keys.js';
 import { paymentIntents } from './0027_payment_intents.js';
+import { stripe } from './0030_stripe.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   meteringUserIndex,
   idempotencyKeys,
   paymentIntents,
+  stripe,
 ];

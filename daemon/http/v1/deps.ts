@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/database.js';
 import type { FileStorage } from '../../../core/billing/files/storage.js';
 import type { PaymentProcessor } from '../../../core/payments/processor.js';
+import type { StripeIntegration } from '../../../core/payments/stripe/integration.js';
 
 /** What /v1 handlers are given. */
 export interface V1Deps {
@@ -19,6 +20,10 @@ export interface V1Deps {
   maxFileSize?: number;
   /** Charges, refunds and saved cards go through it (the sandbox processor unless another is configured). */
   payments: PaymentProcessor;
+  /** Stripe's processor when TILL_STRIPE_* is set: organizations not marked sandbox pay through it. */
+  livePayments?: PaymentProcessor | null;
+  /** Stripe when configured: its webhook endpoint and disputes need the client and the secrets. */
+  stripe?: StripeIntegration | null;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
 }

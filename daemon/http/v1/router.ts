@@ -22,6 +22,8 @@ import { customerStateRoutes } from '../../routes/customer-state.js';
 import { checkoutRoutes } from '../../routes/checkouts.js';
 import { taxRateRoutes } from '../../routes/tax-rates.js';
 import { metricRoutes } from '../../routes/metrics.js';
+import { disputeRoutes } from '../../routes/disputes.js';
+import { stripeWebhookRouter } from '../../routes/stripe-webhook.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -29,7 +31,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {
@@ -41,6 +43,8 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.get('/docs', (_req, res) => sendApiDocs(res, document));
   // Every /v1 answer is written in the Polar-Version asked for; an unknown version is refused before anything else.
   router.use('/v1', apiVersion);
+  // Stripe signs the exact bytes it sends: its webhook endpoint reads the raw body, before the JSON parser.
+  router.use(stripeWebhookRouter(deps));
   // File part uploads carry raw bytes: mounted before the JSON parser.
   router.use(fileTransferRouter(deps));
   router.use(downloadRouter(deps));

@@ -26,7 +26,7 @@ const NOTICES: Record<string, string> = {
 };
 
 function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
-  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, baseUrl: deps.baseUrl };
+  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl };
 }
 
 const isSandbox = (deps: AppDeps) => deps.payments!.name === 'sandbox';

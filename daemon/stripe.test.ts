@@ -1,0 +1,200 @@
+import type { Polar } from '@polar-sh/sdk';
+import type { ProductCreate } from '@polar-sh/sdk/models/components/productcreate.js';
+import { PaymentError } from '@polar-sh/sdk/models/errors/paymenterror.js';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.js';
+import { STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
+import { signUp, type SignedIn } from './testing/auth-client.js';
+import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
+import { createOrganization, polarSdk, v1Request } from './testing/v1.js';
+
+let fake: StripeFake;
+let stripe: Stripe;
+let daemon: TestDaemon;
+let owner: SignedIn;
+let organizationId: string;
+let sandboxOrganizationId: string;
+let sdk: Polar;
+let anonymous: Polar;
+
+/** Polls until `read` answers something; the machine may be busy, so never a fixed sleep. */
+async function eventually<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 25_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const token = async (paymentMethod: string) => (await stripe.testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+const paymentsOf = (checkoutId: string) => daemon.db('payments').where({ checkout_id: checkoutId }).orderBy('created_at');
+const checkoutStatus = async (id: string) => (await sdk.checkouts.get({ id })).status;
+
+async function openCheckout(amount: number, email: string) {
+  const product = await sdk.products.create({ organizationId, name: `Item ${amount}`, prices: [{ amountType: 'fixed', priceAmount: amount }] } as ProductCreate);
+  return sdk.checkouts.create({ products: [product.id], customerEmail: email, customerName: 'Buyer' });
+}
+
+async function paidOrder(paymentMethod: string, amount = 2000) {
+  const checkout = await openCheckout(amount, 'paid@example.com');
+  await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token(paymentMethod), customerBillingAddress: { country: 'US' } } });
+  const order = await daemon.db('orders').where({ checkout_id: checkout.id }).first();
+  const [payment] = await paymentsOf(checkout.id);
+  return { checkout, orderId: String(order.id), intentId: String(payment.processor_payment_id) };
+}
+
+beforeAll(async () => {
+  fake = await startStripeFake();
+  stripe = new Stripe(fake.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
+  daemon = await startTestDaemon({
+    TILL_STRIPE_SECRET_KEY: fake.secretKey,
+    TILL_STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
+    TILL_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+    TILL_STRIPE_API_BASE: fake.url,
+  });
+  fake.setWebhookUrl(`${daemon.url}${STRIPE_WEBHOOK_PATH}`);
+  owner = await signUp(daemon.url, { name: 'Stella Stripe' });
+  organizationId = await createOrganization(owner, 'Live Shop');
+  sandboxOrganizationId = await createOrganization(owner, 'Sandbox Shop');
+  expect((await v1Request(daemon.url, owner.token, 'PATCH', `/organizations/${sandboxOrganizationId}/clock`, { sandbox: true })).status).toBe(200);
+  sdk = polarSdk(daemon.url, owner.token);
+  anonymous = polarSdk(daemon.url, '');
+});
+
+afterAll(async () => {
+  await daemon?.close();
+  await fake?.close();
+});
+
+describe('payments through Stripe (the in-process fake, driven by the stripe package)', () => {
+  if (!process.env.STRIPE_TEST_API_KEY) {
+    it.skip('runs against Stripe\'s test mode too when STRIPE_TEST_API_KEY is set (not set: skipped)', () => {});
+  }
+
+  it('pays with a ConfirmationToken: the intent is Stripe\'s, the order is paid, and the card is saved at Stripe', async () => {
+    const checkout = await openCheckout(2500, 'ada@example.com');
+    const confirmed = await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_visa'), customerBillingAddress: { country: 'US' } } });
+    expect(confirmed.status).toBe('confirmed');
+    expect(await checkoutStatus(checkout.id)).toBe('succeeded');
+    const [payment] = await paymentsOf(checkout.id);
+    expect(payment).toMatchObject({ processor: 'stripe', status: 'succeeded', method_brand: 'visa', method_last4: '4242' });
+    const intent = fake.state.paymentIntents.get(String(payment.processor_payment_id))!;
+    expect(intent).toMatchObject({ amount: 2500, currency: 'usd', status: 'succeeded', metadata: { till_payment_id: payment.id }, setup_future_usage: 'off_session' });
+    expect(fake.state.customers.get(String(intent.customer))?.email).toBe('ada@example.com');
+    expect(fake.state.paymentMethods.get(String(intent.payment_method))?.customer).toBe(intent.customer);
+    expect(await daemon.db('orders').where({ checkout_id: checkout.id, status: 'paid' })).toHaveLength(1);
+  });
+
+  it('answers a decline with Stripe\'s decline code and keeps the checkout open', async () => {
+    const checkout = await openCheckout(1800, 'declined@example.com');
+    const declined = anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_chargeDeclinedInsufficientFunds'), customerBillingAddress: { country: 'US' } } });
+    await expect(declined).rejects.toBeInstanceOf(PaymentError);
+    expect(await checkoutStatus(checkout.id)).toBe('open');
+    expect(await paymentsOf(checkout.id)).toMatchObject([{ processor: 'stripe', status: 'failed', decline_code: 'insufficient_funds' }]);
+  });
+
+  it('refuses card numbers and the sandbox\'s test tokens for a live organization, while a sandbox organization keeps the sandbox', async () => {
+    const checkout = await openCheckout(900, 'tok@example.com');
+    const refused = await v1Request(daemon.url, undefined, 'POST', `/checkouts/client/${checkout.clientSecret}/confirm`, { confirmation_token_id: 'tok_visa', customer_billing_address: { country: 'US' } });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain('confirmation_token_id');
+    const item = await sdk.products.create({ organizationId: sandboxOrganizationId, name: 'Sandboxed', prices: [{ amountType: 'fixed', priceAmount: 700 }] } as ProductCreate);
+    const sandboxed = await sdk.checkouts.create({ products: [item.id], customerEmail: 'sandbox@example.com' });
+    await anonymous.checkouts.clientConfirm({ clientSecret: sandboxed.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'US' } } });
+    expect(await paymentsOf(sandboxed.id)).toMatchObject([{ processor: 'sandbox', status: 'succeeded' }]);
+  });
+
+  it('waits for 3-D Secure, and settles from Stripe\'s webhook when the customer completes it', async () => {
+    const checkout = await openCheckout(3100, 'secure@example.com');
+    const confirmed = await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_threeDSecure2Required'), customerBillingAddress: { country: 'US' } } });
+    expect(confirmed.status).toBe('confirmed');
+    const [waiting] = await paymentsOf(checkout.id);
+    expect(waiting).toMatchObject({ status: 'requires_action', redirect_url: expect.stringContaining('/_fake/3ds/') });
+    fake.authenticate(String(waiting.processor_payment_id), 'complete');
+    await eventually(async () => ((await checkoutStatus(checkout.id)) === 'succeeded' ? true : undefined), 'the checkout to succeed');
+    expect(await paymentsOf(checkout.id)).toMatchObject([{ status: 'succeeded' }]);
+  });
+
+  it('reopens the checkout when the customer fails 3-D Secure', async () => {
+    const checkout = await openCheckout(3200, 'abandon@example.com');
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_threeDSecure2Required'), customerBillingAddress: { country: 'US' } } });
+    const [waiting] = await paymentsOf(checkout.id);
+    fake.authenticate(String(waiting.processor_payment_id), 'fail');
+    await eventually(async () => ((await checkoutStatus(checkout.id)) === 'open' ? true : undefined), 'the checkout to reopen');
+    expect(await paymentsOf(checkout.id)).toMatchObject([{ status: 'failed', decline_code: 'payment_intent_authentication_failure' }]);
+  });
+
+  it('keeps a bank debit processing, then fails it from Stripe\'s webhook', async () => {
+    const checkout = await openCheckout(4000, 'sepa@example.com');
+    const sepa = await stripe.testHelpers.confirmationTokens.create({ payment_method_data: { type: 'sepa_debit', sepa_debit: { iban: 'AT861904300235473202' } } });
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: sepa.id, customerBillingAddress: { country: 'US' } } });
+    expect(await paymentsOf(checkout.id)).toMatchObject([{ status: 'processing' }]);
+    fake.advance();
+    await eventually(async () => ((await paymentsOf(checkout.id))[0].status === 'failed' ? true : undefined), 'the payment to fail');
+    expect(await checkoutStatus(checkout.id)).toBe('open');
+  });
+
+  it('refunds in part then in full through Stripe', async () => {
+    const { orderId, intentId } = await paidOrder('pm_card_visa', 2000);
+    expect(await sdk.refunds.create({ orderId, amount: 500, reason: 'customer_request' })).toMatchObject({ status: 'succeeded', amount: 500 });
+    expect(await sdk.refunds.create({ orderId, amount: 1500, reason: 'customer_request' })).toMatchObject({ status: 'succeeded' });
+    const refunds = [...fake.state.refunds.values()].filter((refund) => refund.payment_intent === intentId);
+    expect(refunds.map((refund) => refund.amount).sort()).toEqual([1500, 500]);
+    expect(await sdk.orders.get({ id: orderId })).toMatchObject({ status: 'refunded', refundedAmount: 2000 });
+  });
+
+  it('gives the amount back to the order when a refund fails late at Stripe', async () => {
+    const { orderId } = await paidOrder('pm_card_refundFail', 1200);
+    const refund = await sdk.refunds.create({ orderId, amount: 1200, reason: 'customer_request' });
+    expect(refund.status).toBe('succeeded');
+    fake.advance();
+    await eventually(async () => ((await sdk.refunds.list({ orderId })).result.items[0]?.status === 'failed' ? true : undefined), 'the refund to fail');
+    expect(await sdk.orders.get({ id: orderId })).toMatchObject({ refundedAmount: 0 });
+  });
+
+  it('records a dispute, won with evidence; another lost when accepted through Polar\'s disputes API', async () => {
+    const won = await paidOrder('pm_card_createDispute', 5000);
+    const opened = await eventually(async () => (await sdk.disputes.list({ orderId: won.orderId })).result.items[0], 'the dispute');
+    expect(opened).toMatchObject({ status: 'needs_response', resolved: false, closed: false, amount: 5000, taxAmount: 0, currency: 'usd', orderId: won.orderId, reason: 'fraudulent' });
+    expect(await sdk.disputes.get({ id: opened.id })).toMatchObject({ id: opened.id, customer: { email: 'paid@example.com' } });
+    const [atStripe] = (await stripe.disputes.list({ payment_intent: won.intentId })).data;
+    await stripe.disputes.update(atStripe.id, { evidence: { uncategorized_text: 'winning_evidence' } });
+    fake.advance();
+    await eventually(async () => ((await sdk.disputes.get({ id: opened.id })).status === 'won' ? true : undefined), 'the dispute to be won');
+
+    const lost = await paidOrder('pm_card_createDispute', 6000);
+    const second = await eventually(async () => (await sdk.disputes.list({ orderId: lost.orderId })).result.items[0], 'the second dispute');
+    expect(await sdk.disputes.accept({ id: second.id })).toMatchObject({ status: 'lost', resolved: true, closed: true });
+    const again = await v1Request(daemon.url, owner.token, 'POST', `/disputes/${second.id}/accept`);
+    expect(again.status).toBe(409);
+  });
+
+  it('acts once on a duplicated event, and refuses an unsigned or stale one', async () => {
+    const { intentId } = await paidOrder('pm_card_visa', 1500);
+    const event = await eventually(async () => fake.events.find((item) => item.type === 'payment_intent.succeeded' && (item.data.object as { id: string }).id === intentId), 'the event');
+    await fake.webhooksIdle();
+    const again = await fake.redeliver(event.id);
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.body)).toMatchObject({ duplicate: true });
+    expect((await fake.redeliver(event.id, { signature: 'missing' })).status).toBe(400);
+    expect((await fake.redeliver(event.id, { signature: 'wrong_secret' })).status).toBe(400);
+    const stale = await fake.redeliver(event.id, { timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expect(stale.status).toBe(400);
+    expect(stale.body).toContain('tolerance');
+  });
+
+  it('settles from Stripe\'s current state when events arrive in reverse order', async () => {
+    const checkout = await openCheckout(2700, 'reorder@example.com');
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_threeDSecure2Required'), customerBillingAddress: { country: 'US' } } });
+    const [waiting] = await paymentsOf(checkout.id);
+    await fake.webhooksIdle();
+    fake.holdWebhooks();
+    fake.authenticate(String(waiting.processor_payment_id), 'complete');
+    await fake.releaseWebhooks('reversed');
+    await eventually(async () => ((await checkoutStatus(checkout.id)) === 'succeeded' ? true : undefined), 'the checkout to succeed');
+    expect(await daemon.db('orders').where({ checkout_id: checkout.id })).toHaveLength(1);
+  });
+});

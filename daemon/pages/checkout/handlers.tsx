@@ -4,6 +4,7 @@ import { confirmCheckout, getCheckoutByClientSecret, updateCheckoutPublic, type 
 import { serializeCheckoutPublic } from '../../../core/billing/checkouts/serialize.js';
 import { systemClock } from '../../../core/clock.js';
 import { organizationClock } from '../../../core/jobs/clock.js';
+import { processorFor } from '../../../core/payments/select.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
 import { CheckoutUpdatePublic } from '../../../core/billing/checkouts/schema.js';
 import type { FieldErrors, FormErrors } from '../forms.js';
@@ -29,7 +30,9 @@ function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
   return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl };
 }
 
-const isSandbox = (deps: AppDeps) => deps.payments!.name === 'sandbox';
+/** Whether the checkout's organization pays through the sandbox (its test cards are shown) rather than Stripe. */
+const isSandbox = async (deps: AppDeps, checkout: CheckoutWire) =>
+  (await processorFor(deps.db, { payments: deps.payments!, livePayments: deps.stripe?.processor ?? null }, checkout.organization_id)).name === 'sandbox';
 const pathOf = (secret: string) => `/checkout/${encodeURIComponent(secret)}`;
 
 /** The checkout as the client endpoints answer it; null (and a 404 page sent) for an unknown secret. */
@@ -86,7 +89,7 @@ export function showCheckout(deps: AppDeps): RequestHandler {
     if (sendClosed(res, checkout)) return;
     const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
     const renewal = await renewalOf(deps, checkout);
-    sendPage(res, 200, <CheckoutPage checkout={checkout} action={pathOf(checkout.client_secret)} notice={notice} sandbox={isSandbox(deps)} renewal={renewal} />);
+    sendPage(res, 200, <CheckoutPage checkout={checkout} action={pathOf(checkout.client_secret)} notice={notice} sandbox={await isSandbox(deps, checkout)} renewal={renewal} />);
   };
 }
 
@@ -125,7 +128,7 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
     const form = parseCheckoutForm(checkout, req.body);
     const again = async (status: number, errors: FormErrors, notice?: string, shown: CheckoutWire = checkout, typed = form.typed) => {
       const renewal = await renewalOf(deps, shown);
-      sendPage(res, status, <CheckoutPage checkout={shown} action={pathOf(secret)} typed={typed} errors={errors} notice={notice} sandbox={isSandbox(deps)} renewal={renewal} />);
+      sendPage(res, status, <CheckoutPage checkout={shown} action={pathOf(secret)} typed={typed} errors={errors} notice={notice} sandbox={await isSandbox(deps, shown)} renewal={renewal} />);
     };
 
     const card = form.intent === 'pay' && checkout.is_payment_form_required ? parseCard(req.body) : null;
@@ -242,6 +245,6 @@ export function showConfirmation(deps: AppDeps): RequestHandler {
       return sendPage(res, checkout.status === 'expired' ? 410 : 409, <CheckoutClosedPage checkout={checkout} />);
     }
     const receipt = checkout.status === 'succeeded' ? await loadReceipt(deps.db, checkout) : null;
-    sendPage(res, 200, <ConfirmationPage checkout={checkout} receipt={receipt} baseUrl={deps.baseUrl} sandbox={isSandbox(deps)} />);
+    sendPage(res, 200, <ConfirmationPage checkout={checkout} receipt={receipt} baseUrl={deps.baseUrl} sandbox={await isSandbox(deps, checkout)} />);
   };
 }

@@ -12,6 +12,12 @@ const SECRET_SEGMENTS = /^(\/checkout\/|\/v1\/checkouts\/client\/|\/downloads\/|
 /** The path as it is safe to log. */
 export const loggablePath = (url: string) => url.split('?')[0]!.replace(SECRET_SEGMENTS, '$1***');
 
+/** Longest message written whole: a value a client chose (a URL, an origin) is cut there. */
+const MAX_MESSAGE = 500;
+
+/** A message as it is safe to log: long ones are cut, saying how long they were. */
+export const clipped = (message: string) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} characters)` : message);
+
 /**
  * JSON logs on stdout. Credentials are never logged: request lines carry method, path and status only, and every
  * `path` field of every line goes through loggablePath (one mechanism for the request line and every warning).

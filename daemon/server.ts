@@ -7,7 +7,7 @@ import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
 import { createApp } from './app.js';
 import { localFileStorage } from '../core/billing/files/local-storage.js';
-import type { Logger } from './logger.js';
+import { clipped, type Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
 import { systemClock } from '../core/clock.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
@@ -73,7 +73,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     captcha: config.captcha,
     social: config.social,
     rateLimit: config.rateLimit,
-    log: (level, message) => logger[level]({ component: 'auth' }, message),
+    log: (level, message) => logger[level]({ component: 'auth' }, clipped(message)),
   });
   const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe });
   eventHub(db, config.listen);

@@ -18,6 +18,11 @@ export const MAX_URL_LENGTH = 2048;
  * longer than any real one. Refused for every route before anything reaches the database or a log line.
  */
 const unusableInput = createAuthMiddleware(async (ctx) => {
+  // A POST's body is a JSON object (daemon/http/auth-handler.ts sends `{}` for none); Better Auth reads its fields unchecked.
+  const posted = ctx.request?.method === 'POST' || ctx.method === 'POST';
+  if (posted && ctx.body !== undefined && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
+    throw validationError(['body'], 'Expected a JSON object');
+  }
   for (const [location, value] of [['body', ctx.body], ['query', ctx.query]] as const) {
     const problem = findUnstorable(value, location);
     if (problem) throw validationError(problem.loc, problem.msg);

@@ -17,10 +17,14 @@ export function authHandler(auth: TillAuth, bodyLimit: number): RequestHandler[]
       const headers = fromNodeHeaders(req.headers);
       for (const name of TRANSFER_HEADERS) headers.delete(name);
       const hasBody = Buffer.isBuffer(req.body) && req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD';
+      // A POST without a body is an empty JSON object: Better Auth's routes and hooks read fields of the body
+      // without checking that there is one (a 500), while an empty object gets each route's own validation.
+      const body = hasBody ? new Uint8Array(req.body as Buffer) : req.method === 'POST' ? new TextEncoder().encode('{}') : undefined;
+      if (!hasBody && body) headers.set('content-type', 'application/json');
       const request = new Request(new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`), {
         method: req.method,
         headers,
-        body: hasBody ? new Uint8Array(req.body as Buffer) : undefined,
+        body,
       });
       await setResponse(res, await auth.handler(request));
     } catch (error) {

@@ -183,7 +183,7 @@ describe('createApiClient', () => {
       expect(waits).toEqual([]);
     });
 
-    it('retries a refused connection, then gives up with SERVER_UNREACHABLE (exit 8)', async () => {
+    it('fails at once on a refused connection with SERVER_UNREACHABLE (exit 8), naming the URL and --server / TILL_SERVER', async () => {
       const closed = createServer();
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const port = (closed.address() as AddressInfo).port;
@@ -191,9 +191,30 @@ describe('createApiClient', () => {
       const waits: number[] = [];
       const api = createApiClient({ server: `http://127.0.0.1:${port}`, sleep: async (ms) => void waits.push(ms) });
       const error = await rejection(api.get('/anything'));
-      expect(error).toMatchObject({ code: 'SERVER_UNREACHABLE', exitCode: EXIT.unreachable, message: `Cannot reach http://127.0.0.1:${port} (ECONNREFUSED).` });
-      expect(error.hint).toMatch(/^Tried 3 times\. Is tilld running there\?/);
-      expect(waits).toEqual([1000, 1000]);
+      expect(error).toMatchObject({ code: 'SERVER_UNREACHABLE', exitCode: EXIT.unreachable, message: `Cannot reach http://127.0.0.1:${port} (connection refused, ECONNREFUSED).` });
+      expect(error.hint).toBe('Is tilld running there? Start it with `tilld`, or point --server / TILL_SERVER at it.');
+      // Nothing listens there, and a second later nothing will either.
+      expect(waits).toEqual([]);
+    });
+
+    it('fails at once on a host name that does not resolve', async () => {
+      const waits: number[] = [];
+      const api = createApiClient({ server: 'http://till-no-such-host.invalid', sleep: async (ms) => void waits.push(ms) });
+      const error = await rejection(api.get('/anything'));
+      expect(error).toMatchObject({ code: 'SERVER_UNREACHABLE', exitCode: EXIT.unreachable });
+      expect(error.message).toMatch(/^Cannot reach http:\/\/till-no-such-host\.invalid \(/);
+      expect(waits).toEqual([]);
+    });
+
+    it('announces each retry through its debug sink (TILL_DEBUG), with the status and the try number', async () => {
+      script('/flaky', unavailable, unavailable, ok);
+      const lines: string[] = [];
+      const { api } = clientWithoutWaiting({ debug: (line) => lines.push(line) });
+      await expect(api.get('/flaky')).resolves.toEqual({ done: true });
+      expect(lines).toEqual([
+        `till: GET ${url}/flaky answered HTTP 503; try 2 of 3 in 1000 ms`,
+        `till: GET ${url}/flaky answered HTTP 503; try 3 of 3 in 1000 ms`,
+      ]);
     });
 
     it('retries a connection the server dropped and returns the answer that follows', async () => {

@@ -53,13 +53,15 @@ export interface ApiClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Waits between tries; tests pass one that does not. */
   sleep?: (ms: number) => Promise<void>;
+  /** Where each retry is announced; by default stderr when TILL_DEBUG is set, else nowhere. */
+  debug?: (line: string) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** An HTTP client for one server; failures become CliErrors carrying the matching exit code. */
-export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry, sleep = wait }: ApiClientOptions): ApiClient {
+export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry, sleep = wait, debug = debugFromEnv() }: ApiClientOptions): ApiClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...retryFromEnv(), ...retry };
   const send: ApiClient['send'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `till-cli/${CLI_VERSION}` };
@@ -82,6 +84,7 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
         raw = await exchange(request, url, { method, headers }, payload, timeoutMs);
       } catch (error) {
         if (attempt < attempts && isTransientError(error)) {
+          debug?.(`till: ${method} ${url.href} failed (${reasonOf(error)}); try ${attempt + 1} of ${attempts} in ${policy.delayMs} ms`);
           await sleep(policy.delayMs);
           continue;
         }
@@ -92,6 +95,7 @@ export function createApiClient({ server, timeoutMs = DEFAULT_TIMEOUT_MS, retry,
         : keyStillRunning(raw) ? policy.delayMs
         : delayAfterStatus(raw.status, header(raw, 'retry-after') ?? header(raw, 'x-retry-after'), policy);
       if (delay !== undefined) {
+        debug?.(`till: ${method} ${url.href} answered HTTP ${raw.status}; try ${attempt + 1} of ${attempts} in ${delay} ms`);
         await sleep(delay);
         continue;
       }
@@ -207,9 +211,28 @@ function header(response: { headers: ApiResponse['headers'] }, name: string): st
   return Array.isArray(value) ? value[0] : value;
 }
 
-function unreachable(server: string, error: unknown, attempts: number): CliError {
+/** TILL_DEBUG (any non-empty value) shows each retry on stderr, so a slow command says why it is slow. */
+function debugFromEnv(env: Record<string, string | undefined> = process.env): ((line: string) => void) | undefined {
+  return env.TILL_DEBUG ? (line) => void process.stderr.write(`${line}\n`) : undefined;
+}
+
+const REASONS: Record<string, string> = {
+  ETIMEDOUT: 'timed out',
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+};
+
+function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  const reason = code === 'ETIMEDOUT' ? 'timed out' : typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+  if (typeof code === 'string') return REASONS[code] ? `${REASONS[code]}, ${code}` : code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function unreachable(server: string, error: unknown, attempts: number): CliError {
+  const reason = (error as { code?: unknown } | null)?.code === 'ETIMEDOUT' ? 'timed out' : reasonOf(error);
   return new CliError(
     'SERVER_UNREACHABLE',
     `Cannot reach ${server} (${reason}).`,

@@ -25,8 +25,12 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 export const mayRepeat = (method: string, idempotencyKey: string | undefined): boolean =>
   IDEMPOTENT.has(method) || (idempotencyKey !== undefined && idempotencyKey !== '');
 
-/** Connection failures worth another try: nothing answered, or the connection broke or stalled. */
-const TRANSIENT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+/**
+ * Connection failures worth another try: the connection broke or stalled, or the name lookup failed for now.
+ * A refused connection, an unknown host or no route to it is not among them: nothing listens there, and a
+ * second later nothing will either, so the command fails at once and says where it looked (exit 8).
+ */
+const TRANSIENT_ERRORS = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
 
 export const isTransientError = (error: unknown): boolean => TRANSIENT_ERRORS.has((error as { code?: unknown } | null)?.code as string);
 

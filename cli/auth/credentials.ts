@@ -4,6 +4,11 @@ import { openProfileStore, type ProfileStore } from './profiles.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:4010';
 
+/** Organization access tokens start with this (tilld's ACCESS_TOKEN_PREFIX); session tokens never do. */
+export const ACCESS_TOKEN_PREFIX = 'till_oat_';
+
+export const isAccessToken = (token: string | undefined): boolean => token?.startsWith(ACCESS_TOKEN_PREFIX) === true;
+
 /** Where a command's token came from: TILL_TOKEN, the stored profile, or nowhere. */
 export type TokenSource = 'env' | 'profile' | 'none';
 
@@ -48,3 +53,14 @@ export async function resolveCredentials(env: Env, flag: string | undefined): Pr
   const profile = opened.get(server);
   return profile ? { server, token: profile.token, source: 'profile', store: opened } : { server, source: 'none', store: opened };
 }
+
+/** The token in TILL_TOKEN was refused: say so, rather than send the user to `till login` (which it overrides). */
+export const tokenRefused = (server: string, token: string) =>
+  new CliError(
+    'INVALID_TILL_TOKEN',
+    `${server} refused the ${isAccessToken(token) ? 'organization access token' : 'session token'} in TILL_TOKEN: it is unknown, expired or revoked.`,
+    EXIT.notSignedIn,
+    isAccessToken(token)
+      ? 'Create a new one with `till tokens create` and put it in TILL_TOKEN, or unset TILL_TOKEN to use your `till login` session.'
+      : 'Put a valid token in TILL_TOKEN, or unset it to use your `till login` session.',
+  );

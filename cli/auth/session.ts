@@ -15,6 +15,19 @@ export interface Session {
   expiresAt: string | null;
 }
 
+/** What an organization access token says about itself (GET /v1/organization-access-tokens/current). */
+export interface AccessTokenInfo {
+  id: string;
+  scopes: string[];
+  expires_at: string | null;
+  organization: { id: string; name: string; slug: string };
+}
+
+/** The calling token's organization, scopes and expiry; it needs no scope. A refused token throws as `api` maps a 401. */
+export function describeAccessToken(api: { request<T>(method: 'GET', path: string): Promise<T> }): Promise<AccessTokenInfo> {
+  return api.request<AccessTokenInfo>('GET', '/v1/organization-access-tokens/current');
+}
+
 /** The session a token stands for, or null when the server no longer knows it. */
 export async function fetchSession(api: ApiClient, token: string): Promise<Session | null> {
   const body = await api.get<{ user?: Record<string, unknown>; session?: Record<string, unknown> } | null>('/api/auth/get-session', { token });

@@ -24,6 +24,7 @@ describe('till status', () => {
       cli_version: version,
       signed_in: true,
       user: { id: expect.any(String), email: user.email, name: 'Ada Lovelace', role: expect.any(String) },
+      access_token: null,
       token_source: 'env',
     });
   });

@@ -1,10 +1,12 @@
 import { createApiClient, type ApiClient } from '../api/client.js';
-import { resolveCredentials } from '../auth/credentials.js';
-import { describeUser, fetchSession, serializeUser, type Session } from '../auth/session.js';
+import { isAccessToken, resolveCredentials, tokenRefused } from '../auth/credentials.js';
+import { describeAccessToken, describeUser, fetchSession, serializeUser, type AccessTokenInfo, type Session } from '../auth/session.js';
 import type { Command } from '../context.js';
 import { EXIT, isCliError } from '../errors.js';
 import type { Style } from '../output.js';
+import { createCaller } from '../resources/api.js';
 import { CLI_VERSION } from '../version.js';
+import { describeAccessTokenLines, serializeAccessToken } from './whoami.js';
 
 export interface StatusOptions {
   server?: string;
@@ -27,6 +29,8 @@ export const status: Command<StatusOptions> = async (options, { env, out }) => {
   // A report of what is up right now: one try each, so a server that is down is said at once.
   const api = createApiClient({ server, timeoutMs: 10_000, retry: { attempts: 1 } });
   const [health, session] = await Promise.all([checkHealth(api), token ? checkSession(api, token) : Promise.resolve(null)]);
+  const accessToken = session && session !== 'unknown' && 'organization' in session ? session : null;
+  const user = session && session !== 'unknown' && 'user' in session ? session : null;
   const report = {
     server,
     reachable: health.reachable,
@@ -34,10 +38,11 @@ export const status: Command<StatusOptions> = async (options, { env, out }) => {
     server_version: health.version,
     cli_version: CLI_VERSION,
     signed_in: session === 'unknown' ? null : session !== null,
-    user: session && session !== 'unknown' ? serializeUser(session.user) : null,
+    user: user ? serializeUser(user.user) : null,
+    access_token: accessToken ? serializeAccessToken(accessToken, source) : null,
     token_source: source,
   };
-  out.result(report, (s) => render(report, session, s));
+  out.result(report, (s) => render(report, session, token, s));
   if (!health.reachable) return EXIT.unreachable;
   return health.database === 'ok' ? EXIT.ok : EXIT.serverError;
 };
@@ -58,21 +63,40 @@ async function checkHealth(api: ApiClient): Promise<Health> {
   }
 }
 
-/** The session, null when the token is refused, 'unknown' when the server could not say. */
-async function checkSession(api: ApiClient, token: string): Promise<Session | null | 'unknown'> {
+type Signed = Session | AccessTokenInfo | null | 'unknown';
+
+/** The session (or what an access token says of itself), null when the token is refused, 'unknown' when the server could not say. */
+async function checkSession(api: ApiClient, token: string): Promise<Signed> {
   try {
-    return await fetchSession(api, token);
+    if (!isAccessToken(token)) return await fetchSession(api, token);
+    return await describeAccessToken(createCaller(api, token, () => tokenRefused(api.server, token)));
   } catch (error) {
+    if (isCliError(error) && error.code === 'INVALID_TILL_TOKEN') return null;
     if (isCliError(error)) return 'unknown';
     throw error;
   }
 }
 
-function render(report: { server: string; reachable: boolean; database: string | null; server_version: string | null; cli_version: string }, session: Session | null | 'unknown', s: Style): string {
+function render(
+  report: { server: string; reachable: boolean; database: string | null; server_version: string | null; cli_version: string; token_source: string },
+  session: Signed,
+  token: string | undefined,
+  s: Style,
+): string {
   const ok = (text: string) => `${s.green('✓')} ${text}`;
   const bad = (text: string) => `${s.red('✗')} ${text}`;
   const row = (label: string, value: string) => `${s.dim(label.padEnd(10))} ${value}`;
-  const signedIn = session === 'unknown' ? s.dim('unknown (the server could not say)') : session ? describeUser(session.user) : s.yellow('not signed in (run `till login`)');
+  const fromEnv = report.token_source === 'env';
+  const refused = () =>
+    fromEnv ? s.red(`the ${isAccessToken(token) ? 'organization access token' : 'session token'} in TILL_TOKEN was refused (unknown, expired or revoked)`) : s.yellow('not signed in (run `till login`)');
+  const signedIn =
+    session === 'unknown'
+      ? s.dim('unknown (the server could not say)')
+      : session === null
+        ? refused()
+        : 'user' in session
+          ? `${describeUser(session.user)}${fromEnv ? ' (token from TILL_TOKEN)' : ''}`
+          : `organization access token from ${fromEnv ? 'TILL_TOKEN' : 'the stored profile'}\n${describeAccessTokenLines(session, s).map((line) => `           ${line}`).join('\n')}`;
   return [
     row('Server', `${report.server}  ${report.reachable ? ok('reachable') : bad('unreachable')}`),
     row('Database', report.database === 'ok' ? ok('ready') : report.database ? bad(report.database) : s.dim('unknown')),

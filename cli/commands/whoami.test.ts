@@ -64,13 +64,13 @@ describe('till whoami', () => {
     expect(JSON.parse(byServer.stderr).error.message).toBe(`Not signed in to ${elsewhere}.`);
   });
 
-  it('exits 3 with SESSION_INVALID when the server no longer knows the session', async () => {
+  it('exits 3 with INVALID_TILL_TOKEN when the server no longer knows the session in TILL_TOKEN', async () => {
     const user = await signUp(daemon.url);
     await fetch(`${daemon.url}/api/auth/sign-out`, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, origin: daemon.url } });
     const result = await till(['whoami', '--json'], { TILL_CONFIG_DIR: tempConfigDir(), TILL_SERVER: daemon.url, TILL_TOKEN: user.token });
 
     expect(result.exitCode).toBe(3);
-    expect(JSON.parse(result.stderr).error.code).toBe('SESSION_INVALID');
+    expect(JSON.parse(result.stderr).error.code).toBe('INVALID_TILL_TOKEN');
   });
 
   it('exits 8 with SERVER_UNREACHABLE when nothing listens at the server URL', async () => {
@@ -78,7 +78,7 @@ describe('till whoami', () => {
     const result = await till(['whoami'], { TILL_CONFIG_DIR: tempConfigDir(), TILL_SERVER: server, TILL_TOKEN: 'some-token' });
 
     expect(result.exitCode).toBe(8);
-    expect(result.stderr).toContain(`✗ Cannot reach ${server} (ECONNREFUSED).`);
+    expect(result.stderr).toBe(`✗ Cannot reach ${server} (connection refused, ECONNREFUSED).\n  Is tilld running there? Start it with \`tilld\`, or point --server / TILL_SERVER at it.`);
   });
 
   it('exits 5 when TILL_SERVER is not an http(s) URL', async () => {

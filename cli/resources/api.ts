@@ -13,12 +13,14 @@ export interface Caller {
   request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
 }
 
-export function createCaller(api: ApiClient, token: string): Caller {
+/** `refused` replaces the error of a 401, e.g. to say that TILL_TOKEN (not the stored session) was refused. */
+export function createCaller(api: ApiClient, token: string, refused?: () => CliError): Caller {
   return {
     server: api.server,
     async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}) {
       const response = await api.send(method, path, { token, body: options.body });
       if (response.status >= 200 && response.status <= 299) return response.body as T;
+      if (response.status === 401 && refused) throw refused();
       throw response.status === 422 ? validationFailure(api.server, response, options.flagOf) : httpFailure(api.server, response);
     },
   };

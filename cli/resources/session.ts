@@ -1,6 +1,7 @@
 import { createApiClient } from '../api/client.js';
-import { resolveCredentials } from '../auth/credentials.js';
+import { isAccessToken, resolveCredentials, tokenRefused, type Credentials } from '../auth/credentials.js';
 import type { ProfileStore } from '../auth/profiles.js';
+import { describeAccessToken, type AccessTokenInfo } from '../auth/session.js';
 import { CliError, EXIT, notSignedIn } from '../errors.js';
 import { createOutput, type Env, type Output, type Streams } from '../output.js';
 import { createCaller, type Caller } from './api.js';
@@ -15,13 +16,26 @@ export interface Session {
   api: Caller;
   /** Opened only when the credentials came from it (with TILL_TOKEN and a known server it is never read). */
   store?: ProfileStore;
+  /** Set when the token is an organization access token: what it says about itself, asked for once. */
+  accessToken?: () => Promise<AccessTokenInfo>;
 }
 
 export async function openSession(env: Env, streams: Streams, options: { server?: string; json?: boolean }): Promise<Session> {
   const out = createOutput(streams, env, options);
-  const { server, token, store } = await resolveCredentials(env, options.server);
-  if (!token) throw notSignedIn(server);
-  return { env, streams, out, server, api: createCaller(createApiClient({ server }), token), store };
+  const credentials = await resolveCredentials(env, options.server);
+  if (!credentials.token) throw notSignedIn(credentials.server);
+  return sessionOf(env, streams, out, credentials);
+}
+
+/**
+ * A session for credentials already resolved. A token the server refuses is named by where it came from: a bad
+ * TILL_TOKEN says so, instead of sending the user to `till login`.
+ */
+export function sessionOf(env: Env, streams: Streams, out: Output, { server, token = '', source, store }: Credentials): Session {
+  const api = createCaller(createApiClient({ server }), token, source === 'env' ? () => tokenRefused(server, token) : undefined);
+  let described: Promise<AccessTokenInfo> | undefined;
+  const accessToken = isAccessToken(token) ? () => (described ??= describeAccessToken(api)) : undefined;
+  return { env, streams, out, server, api, store, accessToken };
 }
 
 /** Slugs are lowercase; Better Auth's organization ids are mixed-case, so anything else is taken as an id. */
@@ -33,8 +47,24 @@ const SLUG = /^[a-z0-9][a-z0-9-]*$/;
  */
 export async function organizationId(session: Session, flag: string | undefined): Promise<string | undefined> {
   const named = flag ?? (session.env.TILL_ORG || undefined);
+  if (session.accessToken) return tokenOrganization(await session.accessToken(), named, flag !== undefined ? '--org' : 'TILL_ORG');
   if (named !== undefined) return SLUG.test(named) ? String((await findOrganization(session, named)).id) : named;
   return session.store?.defaultOrganization(session.server)?.id;
+}
+
+/**
+ * An organization access token names its one organization: that is the organization, whatever the stored default.
+ * --org / TILL_ORG may name it too (by id or slug, no `organizations:read` needed); naming another is a usage error.
+ */
+function tokenOrganization(token: AccessTokenInfo, named: string | undefined, from: string): string {
+  const { organization } = token;
+  if (named === undefined || named === organization.id || named === organization.slug) return organization.id;
+  throw new CliError(
+    'ORGANIZATION_MISMATCH',
+    `${from} names organization "${named}", but the access token in TILL_TOKEN belongs to ${organization.name} (${organization.slug}, ${organization.id}).`,
+    EXIT.usage,
+    `Drop ${from} (the token already names its organization), or use a token of "${named}".`,
+  );
 }
 
 /** An organization by slug or id, as the API shows it; exit 4 when the caller reaches none by that name. */

@@ -141,6 +141,33 @@ describe('expires_in bounds', () => {
   });
 });
 
+describe('GET /v1/organization-access-tokens/current', () => {
+  it('answers 401 without credentials or with a token that is not live', async () => {
+    expect((await v1(undefined, 'GET', '/organization-access-tokens/current')).status).toBe(401);
+    expect((await v1('till_oat_not-a-real-token', 'GET', '/organization-access-tokens/current')).status).toBe(401);
+  });
+
+  it('describes the calling token, its scopes, expiry and organization, even to a token without organizations:read', async () => {
+    const { token, organization_access_token } = await mint(['products:read'], { expires_in: 'P30D' });
+    const res = await v1(token, 'GET', '/organization-access-tokens/current');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      id: organization_access_token.id,
+      scopes: ['products:read'],
+      expires_at: organization_access_token.expires_at,
+      organization_id: organizationId,
+      organization: { id: organizationId, name: 'Token Co', slug: expect.stringMatching(/^token-co-/) },
+    });
+    expect(JSON.stringify(body)).not.toContain(token);
+  });
+
+  it('refuses a session with 403: only a token has a current token', async () => {
+    const res = await v1(owner.token, 'GET', '/organization-access-tokens/current');
+    expect(res.status).toBe(403);
+  });
+});
+
 describe('deeply nested input', () => {
   it('is refused with a 422 instead of being walked to a stack overflow', async () => {
     const nested = `${'['.repeat(10_000)}"leaf"${']'.repeat(10_000)}`;

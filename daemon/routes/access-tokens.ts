@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AccessTokenCreate, AccessTokenUpdate } from '../../core/billing/access-tokens/schema.js';
-import { createAccessToken, deleteAccessToken, listAccessTokens, updateAccessToken } from '../../core/billing/access-tokens/service.js';
+import { createAccessToken, deleteAccessToken, describeAccessToken, listAccessTokens, updateAccessToken } from '../../core/billing/access-tokens/service.js';
 import { serializeAccessToken } from '../../core/billing/access-tokens/serialize.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
@@ -21,6 +21,20 @@ function assertFresh(principal: Principal, freshAgeSeconds: number, now: Date) {
 }
 
 export const accessTokenRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/organization-access-tokens/current',
+    operationId: 'organization_access_tokens:current',
+    summary: 'The organization access token this request carries: its scopes, expiry and organization (needs no scope)',
+    tag: 'organization-access-tokens',
+    scopes: [],
+    tokenOnly: true,
+    handler: async ({ principal, deps }) => {
+      if (principal.kind !== 'organization_token') throw new CoreError('forbidden', 'ACCESS_TOKEN_REQUIRED', 'This describes an organization access token; call it with one');
+      const { accessToken, organization } = await describeAccessToken(deps.db, principal.tokenId, principal.organizationId);
+      return { ...serializeAccessToken(accessToken), organization: { id: organization.id, name: organization.name, slug: organization.slug } };
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/v1/organization-access-tokens',

@@ -6,8 +6,7 @@ import { createApiClient, httpFailure } from '../../api/client.js';
 import { resolveCredentials } from '../../auth/credentials.js';
 import { CliError, EXIT, notSignedIn } from '../../errors.js';
 import { createOutput, type Env, type Streams } from '../../output.js';
-import { createCaller } from '../../resources/api.js';
-import { organizationId } from '../../resources/session.js';
+import { organizationId, sessionOf } from '../../resources/session.js';
 import { createRateProgress } from './progress.js';
 
 export interface IngestOptions {
@@ -94,10 +93,11 @@ export async function ingestEvents(file: string | undefined, options: IngestOpti
   const out = createOutput(streams, env, options);
   const batchSize = positive('--batch-size', options.batchSize, DEFAULT_BATCH, 10_000);
   const concurrency = positive('--concurrency', options.concurrency, DEFAULT_CONCURRENCY, 16);
-  const { server, token, store } = await resolveCredentials(env, options.server);
+  const credentials = await resolveCredentials(env, options.server);
+  const { server, token } = credentials;
   if (!token) throw notSignedIn(server);
   const api = createApiClient({ server });
-  const org = await organizationId({ env, streams, out, server, api: createCaller(api, token), store }, options.org);
+  const org = await organizationId(sessionOf(env, streams, out, credentials), options.org);
 
   let input: Readable;
   let total: number | undefined;

@@ -6,8 +6,7 @@ import { createApiClient } from '../../api/client.js';
 import { resolveCredentials } from '../../auth/credentials.js';
 import { CliError, EXIT, notSignedIn } from '../../errors.js';
 import { createOutput, type Env, type Streams } from '../../output.js';
-import { createCaller } from '../../resources/api.js';
-import { organizationId, type Session } from '../../resources/session.js';
+import { organizationId, sessionOf, type Session } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { loadFixture } from '../fixtures/load.js';
 import { didYouMean } from '../fixtures/nearest.js';
@@ -62,9 +61,10 @@ export async function trigger(eventType: string | undefined, options: TriggerOpt
   if (!Number.isFinite(waitS) || waitS <= 0) throw new CliError('INVALID_WAIT', `--wait must be a number of seconds above 0, not "${options.wait}".`, EXIT.invalid);
   const fixture = await loadFixture(join(triggersDir(), `${eventType}.json`));
 
-  const { server, token, store } = await resolveCredentials(env, options.server);
+  const credentials = await resolveCredentials(env, options.server);
+  const { server, token } = credentials;
   if (!token) throw notSignedIn(server);
-  const session: Session = { env, streams, out, server, api: createCaller(createApiClient({ server }), token), store };
+  const session = sessionOf(env, streams, out, credentials);
   const orgId = await organizationOf(session, options.org);
 
   // Listen first, so the event cannot slip by between the run and the subscription.

@@ -15,6 +15,8 @@ import {
   touchAccessToken,
   updateAccessToken as updateRow,
 } from './repository.js';
+import { findOrganization } from '../organizations/repository.js';
+import type { Organization } from '../organizations/schema.js';
 import { durationSeconds, type AccessToken, type AccessTokenCreate, type AccessTokenUpdate } from './schema.js';
 
 /** Every organization access token starts with this, so it can be told from a session token at a glance. */
@@ -70,4 +72,14 @@ export async function updateAccessToken(db: Database, clock: Clock, organization
 
 export async function deleteAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string): Promise<void> {
   if (!(await deleteRow(db, id, organizationIds, clock.now()))) throw notFound();
+}
+
+/**
+ * The token a caller authenticated with, and its organization: what `till whoami` shows for TILL_TOKEN. It needs
+ * no scope: a token may always learn its own organization, scopes and expiry (as `gh auth status` does for GH_TOKEN).
+ */
+export async function describeAccessToken(db: Database, tokenId: string, organizationId: string): Promise<{ accessToken: AccessToken; organization: Organization }> {
+  const [accessToken, organization] = await Promise.all([findAccessToken(db, tokenId, [organizationId]), findOrganization(db, organizationId)]);
+  if (!accessToken || !organization) throw notFound();
+  return { accessToken, organization };
 }

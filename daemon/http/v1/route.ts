@@ -39,6 +39,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   scopes: readonly Scope[];
   /** Only a signed-in user (not an access token) may call this. */
   userOnly?: boolean;
+  /** Only an organization access token may call this, and it needs none of `scopes`: it describes the token itself. */
+  tokenOnly?: boolean;
   /**
    * Called without credentials (a customer's browser, a licensed app): the principal is ANONYMOUS, `scopes`
    * only documents the operation, and the handler finds the organization from what it is given (a client
@@ -118,7 +120,10 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
         }
         // A token's scopes hold for its one organization, so they are checked here; a user's rights differ per
         // organization and are checked against the organization a call touches (unreachable ones read as 404).
-        if (principal.kind === 'organization_token') requireScope(principal, route.scopes);
+        if (route.tokenOnly && principal.kind !== 'organization_token') {
+          throw new CoreError('forbidden', 'ACCESS_TOKEN_REQUIRED', 'This needs an organization access token, not a session');
+        }
+        if (principal.kind === 'organization_token' && !route.tokenOnly) requireScope(principal, route.scopes);
         const keyed = idempotentRequest(req, principal);
         if (keyed) {
           const outcome = await claimIdempotencyKey(deps.db, deps.clock, keyed);

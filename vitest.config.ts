@@ -72,6 +72,7 @@ const DATABASE_FREE = [
   'core/webhooks/signing.test.ts',
   'daemon/config.test.ts',
   'daemon/http/request-context.test.ts',
+  'daemon/pages/auth-errors.test.ts',
   'daemon/pages/checkout/form.test.ts',
   'daemon/pages/checkout/money.test.ts',
   'daemon/pages/checkout/views/views.test.tsx',

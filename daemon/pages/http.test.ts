@@ -54,6 +54,26 @@ describe('pages when signed out', () => {
     expect(again.status).toBe(304);
   });
 
+  it('answers /favicon.ico with a 16×16 icon', async () => {
+    const response = await get('/favicon.ico');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/x-icon');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // ICONDIR: reserved 0, type 1 (icon), one image of 16×16 at 32 bits per pixel, whose bitmap follows.
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 1]);
+    expect([bytes[6], bytes[7], bytes.readUInt16LE(12)]).toEqual([16, 16, 32]);
+    expect(bytes.readUInt32LE(18) + bytes.readUInt32LE(14)).toBe(bytes.length);
+    expect(bytes.readUInt32LE(22)).toBe(40);
+  });
+
+  it('says why a sign-in is asked for when /device sent the browser there', async () => {
+    const redirected = await get('/device?user_code=ABCD-1234');
+    const html = await (await get(redirected.headers.get('location')!)).text();
+    expect(html).toContain('role="status"');
+    expect(html).toContain('Sign in to approve the device');
+    expect(await (await get('/sign-in')).text()).not.toContain('Sign in to approve the device');
+  });
+
   it('drops an off-site next from the sign-in form', async () => {
     const html = await (await get('/sign-in?next=https%3A%2F%2Fevil.example%2F')).text();
     expect(html).toContain('name="next" value="/account"');
@@ -88,6 +108,14 @@ describe('POST /sign-up and /sign-in', () => {
     const response = await postForm(url, '/sign-up', user);
     expect(response.status).toBe(422);
     expect(await response.text()).toContain('User already exists. Use another email.');
+  });
+
+  it('refuses a malformed email beside its field, never showing Better Auth\'s internal field paths', async () => {
+    const response = await postForm(url, '/sign-up', { ...newUser('malformed'), email: 'me@example' });
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toMatch(/id="field-email-error"[^>]*>.*Enter an email address, like you@example.com\./);
+    expect(html).not.toContain('[body.');
   });
 
   it('refuses an empty form with 400 and a message on each field', async () => {

@@ -11,6 +11,7 @@ import { sameOriginForms } from './origin-guard.js';
 import { allowProviderForms } from './social-csp.js';
 import { pageErrorHandler } from './page-errors.js';
 import { STYLESHEET_PATH, serveStylesheet } from './stylesheet.js';
+import { FAVICON_PATH, serveFavicon } from './favicon.js';
 import { checkoutPageRoutes } from './checkout/routes.js';
 
 /** The pages' forms are a few short fields; nothing near the API's body limit is needed. */
@@ -26,6 +27,7 @@ export function pageRoutes(deps: AppDeps): Router {
   ];
 
   router.get(STYLESHEET_PATH, serveStylesheet);
+  router.get(FAVICON_PATH, serveFavicon);
   router.get('/', home(deps));
   // The sign-in, sign-up and account pages carry buttons whose form posts are redirected to a provider.
   router.use(['/sign-in', '/sign-up', '/account'], allowProviderForms(deps));

@@ -34,16 +34,22 @@ const NOTICES: Record<string, string> = {
   'account-deleted': 'Your account was deleted.',
 };
 
+/** Said when /device sent the browser here: why a sign-in is asked for before anything else. */
+const DEVICE_NOTICE = 'Sign in to approve the device: a program such as `till login` asked to use your account, and you confirm its code once you are signed in.';
+
+const isDevicePath = (next: string) => next === '/device' || next.startsWith('/device?');
+
 /** GET /sign-in: the form, and a button per configured provider. `?error=` is a failed provider sign-in (from Better Auth's callback). */
 export function showSignIn(deps: AppDeps): RequestHandler {
   return (req, res) => {
-    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    const next = safeNext(req.query.next);
+    const notice = (typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined) ?? (isDevicePath(next) ? DEVICE_NOTICE : undefined);
     const providerError = socialErrorMessage(req.query.error);
     sendPage(
       res,
       200,
       <SignInPage
-        next={safeNext(req.query.next)}
+        next={next}
         captchaProvider={captchaProvider(deps)}
         notice={notice}
         providers={signInProviders(deps.auth.options)}

@@ -13,7 +13,7 @@ import { signInProviders } from '../../../core/auth/social.js';
 
 export const SignUpForm = z.object({
   name: z.string().trim().min(1, 'Enter your name.').max(200, 'Use at most 200 characters.'),
-  email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.'),
+  email: z.string().trim().min(1, 'Enter your email address.').max(254, 'That email address is too long.').pipe(z.email('Enter an email address, like you@example.com.')),
   // Optional; its rules (length, characters, not taken) are Better Auth's, and so are its messages.
   username: z.string().trim(),
   // Length rules are Better Auth's; its message is shown when they are not met.

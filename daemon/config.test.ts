@@ -145,4 +145,15 @@ describe('TILL_LOG_LEVEL', () => {
     );
     expect(() => loadConfig({ ...oidc, TILL_OIDC_SCOPES: 'email "quoted"' })).toThrow(/TILL_OIDC_SCOPES has a scope that is not allowed/);
   });
+
+  it('takes Stripe\'s three keys together, refuses some of them naming the missing ones, and checks each key\'s kind', () => {
+    const base = { TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-config-')), TILL_SECRET: 'x'.repeat(32) };
+    const keys = { TILL_STRIPE_SECRET_KEY: 'sk_test_abc', TILL_STRIPE_PUBLISHABLE_KEY: 'pk_test_abc', TILL_STRIPE_WEBHOOK_SECRET: 'whsec_abc' };
+    expect(loadConfig(base).stripe).toBeNull();
+    expect(loadConfig({ ...base, ...keys }).stripe).toEqual({ secretKey: 'sk_test_abc', publishableKey: 'pk_test_abc', webhookSecret: 'whsec_abc', apiBase: null });
+    expect(() => loadConfig({ ...base, TILL_STRIPE_SECRET_KEY: 'sk_test_abc' })).toThrow(/missing: TILL_STRIPE_PUBLISHABLE_KEY, TILL_STRIPE_WEBHOOK_SECRET/);
+    expect(() => loadConfig({ ...base, ...keys, TILL_STRIPE_SECRET_KEY: 'pk_test_abc' })).toThrow(/TILL_STRIPE_SECRET_KEY must be a Stripe secret/);
+    expect(() => loadConfig({ ...base, ...keys, TILL_STRIPE_WEBHOOK_SECRET: 'abc' })).toThrow(/whsec_/);
+    expect(() => loadConfig({ ...base, ...keys, TILL_STRIPE_API_BASE: 'not a url' })).toThrow(/TILL_STRIPE_API_BASE is not a URL/);
+  });
 });

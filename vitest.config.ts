@@ -90,7 +90,9 @@ const OWN_PROCESS = ['daemon/auth/rate-limit.test.ts', 'daemon/auth/tilld.test.t
 
 const onPostgres = Boolean(process.env.TILL_TEST_DATABASE_URL);
 const include = ['core/**/*.test.ts', 'daemon/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}'];
-const exclude = [...configDefaults.exclude, ...(onPostgres ? DATABASE_FREE : [])];
+// The @polar-sh/sdk 1.x contract suite needs Node 22: it has its own config (vitest.sdk1.config.ts, npm run test:sdk1).
+const SDK1_SUITE = 'daemon/contract-sdk1/**';
+const exclude = [...configDefaults.exclude, SDK1_SUITE, ...(onPostgres ? DATABASE_FREE : [])];
 
 const common = {
   testTimeout: 30_000,

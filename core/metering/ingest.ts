@@ -3,6 +3,7 @@ import { newTimeOrderedId } from '../db/columns.js';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
+import { noteFirstUserEvents } from '../billing/customers/repository.js';
 import { findEventKeys, insertEvents, markCustomersDirty } from './events-repository.js';
 import type { EventMetadata, StoredEvent } from './schema.js';
 
@@ -196,6 +197,7 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     if (issues.length) throw invalid(issues);
 
     const inserted = await insertEvents(trx, events);
+    await noteFirstUserEvents(trx, organizationId, events);
     const subjects = new Set<string>();
     for (const event of events) subjects.add(event.customerId ?? `${organizationId}:${event.externalCustomerId}`);
     await markCustomersDirty(trx, organizationId, [...subjects], new Date(now.getTime() + REFRESH_DELAY_MS));

@@ -70,6 +70,7 @@ export async function fanOutEvents(db: Database, clock: Clock, limit = 200): Pro
         .filter((e) => e.organizationId === event.organizationId && e.events.includes(event.type) && e.createdAt.getTime() <= event.createdAt.getTime())
         .map((endpoint) => ({
           endpointId: endpoint.id,
+          apiVersion: endpoint.apiVersion,
           event,
           payload: renderPayload(endpoint.format, event.payload, names.get(event.organizationId) ?? event.organizationId),
           status: endpoint.enabled ? ('pending' as const) : ('skipped' as const),

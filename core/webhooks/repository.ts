@@ -1,3 +1,4 @@
+import type { ApiVersion } from '../billing/shared/api-version.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { dialectOf, type Executor } from '../db/database.js';
@@ -21,6 +22,7 @@ function toEndpoint(row: Record<string, unknown>): WebhookEndpoint {
     url: String(row.url),
     name: (row.name as string | null) ?? null,
     format: row.format as WebhookFormat,
+    apiVersion: row.api_version as ApiVersion,
     secret: String(row.secret),
     events: fromDbJson<WebhookEventType[]>(row.events),
     enabled: fromDbBool(row.enabled),
@@ -37,6 +39,7 @@ function endpointRow(endpoint: WebhookEndpoint) {
     url: endpoint.url,
     name: endpoint.name,
     format: endpoint.format,
+    api_version: endpoint.apiVersion,
     secret: endpoint.secret,
     events: toDbJson(endpoint.events),
     enabled: endpoint.enabled,
@@ -84,6 +87,7 @@ function toEndpointEvent(row: Record<string, unknown>): EndpointEvent {
     organizationId: String(row.organization_id),
     seq: fromDbInt(row.event_seq),
     type: row.type as WebhookEventType,
+    apiVersion: row.api_version as ApiVersion,
     payload: String(row.payload),
     status: row.status as EndpointEventStatus,
     attempts: fromDbInt(row.attempts),
@@ -155,7 +159,7 @@ export async function organizationNames(trx: Executor, organizationIds: readonly
 /** Queues events for endpoints; a pair already queued is left as it is (fan-out may be repeated after a crash). */
 export async function queueEndpointEvents(
   trx: Executor,
-  items: { endpointId: string; event: UnfannedEvent; payload: string; status: 'pending' | 'skipped' }[],
+  items: { endpointId: string; apiVersion: ApiVersion; event: UnfannedEvent; payload: string; status: 'pending' | 'skipped' }[],
   now: Date,
 ): Promise<void> {
   if (!items.length) return;
@@ -168,6 +172,7 @@ export async function queueEndpointEvents(
         event_seq: item.event.seq,
         organization_id: item.event.organizationId,
         type: item.event.type,
+        api_version: item.apiVersion,
         payload: item.payload,
         status: item.status,
         attempts: 0,
@@ -403,7 +408,7 @@ export async function listDeliveries(db: Executor, filter: DeliveryFilter, page:
   };
   const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
   const rows = await scoped()
-    .select('d.*', 'q.id as q_id', 'q.event_id as q_event_id', 'q.endpoint_id as q_endpoint_id', 'q.organization_id as q_organization_id', 'q.event_seq', 'q.type', 'q.payload', 'q.status', 'q.attempts', 'q.next_attempt_at_ms', 'q.last_http_code', 'q.created_at as q_created_at', 'q.modified_at as q_modified_at')
+    .select('d.*', 'q.id as q_id', 'q.event_id as q_event_id', 'q.endpoint_id as q_endpoint_id', 'q.organization_id as q_organization_id', 'q.event_seq', 'q.type', 'q.api_version', 'q.payload', 'q.status', 'q.attempts', 'q.next_attempt_at_ms', 'q.last_http_code', 'q.created_at as q_created_at', 'q.modified_at as q_modified_at')
     .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
     .limit(page.limit)
     .offset(offsetOf(page));

@@ -1,3 +1,4 @@
+import { API_VERSIONS, type ApiVersion } from '../billing/shared/api-version.js';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 
@@ -37,6 +38,8 @@ export const WebhookEndpointCreate = z.object({
   format: z.enum(WEBHOOK_FORMATS),
   events: Events,
   organization_id: z.string().min(1).nullish(),
+  /** The Polar-Version its payloads are written in; the current version when left out. */
+  api_version: z.enum(API_VERSIONS).nullish(),
 });
 export type WebhookEndpointCreate = z.infer<typeof WebhookEndpointCreate>;
 
@@ -48,6 +51,7 @@ export const WebhookEndpointUpdate = z.object({
   format: z.enum(WEBHOOK_FORMATS).nullish(),
   events: Events.nullish(),
   enabled: z.boolean().nullish(),
+  api_version: z.enum(API_VERSIONS).nullish(),
 });
 export type WebhookEndpointUpdate = z.infer<typeof WebhookEndpointUpdate>;
 
@@ -57,6 +61,8 @@ export interface WebhookEndpoint {
   url: string;
   name: string | null;
   format: WebhookFormat;
+  /** The Polar-Version its payloads are written in. */
+  apiVersion: ApiVersion;
   secret: string;
   events: WebhookEventType[];
   enabled: boolean;
@@ -77,6 +83,8 @@ export interface EndpointEvent {
   organizationId: string;
   seq: number;
   type: WebhookEventType;
+  /** The Polar-Version the payload was written in (the endpoint's when the event reached it). */
+  apiVersion: ApiVersion;
   /** The request body, frozen when the event reached the endpoint: every attempt sends these bytes. */
   payload: string;
   status: EndpointEventStatus;

@@ -14,11 +14,14 @@ export function serializeEndpoint(endpoint: WebhookEndpoint, options: { showSecr
     modified_at: endpoint.modifiedAt?.toISOString() ?? null,
     url: endpoint.url,
     name: endpoint.name,
+    api_version: endpoint.apiVersion,
     format: endpoint.format,
     secret: options.showSecret ? endpoint.secret : REDACTED_SECRET,
     organization_id: endpoint.organizationId,
     events: endpoint.events,
     enabled: endpoint.enabled,
+    // Signed as Polar originally signs: HMAC keyed by the UTF-8 bytes of the whole secret (docs/webhooks.md).
+    uses_standard_webhook_signature: false,
     disabled_at: endpoint.disabledAt?.toISOString() ?? null,
     disabled_reason: endpoint.disabledReason,
   };
@@ -33,6 +36,7 @@ export function serializeEndpointEvent(event: EndpointEvent) {
     last_http_code: event.lastHttpCode,
     succeeded: event.status === 'succeeded' ? true : event.status === 'failed' || event.attempts > 0 ? false : null,
     skipped: event.status === 'skipped',
+    api_version: event.apiVersion,
     payload: event.payload,
     type: event.type,
     is_archived: false,

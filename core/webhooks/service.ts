@@ -1,3 +1,4 @@
+import { CURRENT_API_VERSION } from '../billing/shared/api-version.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../db/columns.js';
 import type { Database } from '../db/database.js';
@@ -68,6 +69,7 @@ export async function createEndpoint(db: Database, clock: Clock, organizationId:
       url: input.url,
       name: input.name || null,
       format: input.format,
+      apiVersion: input.api_version ?? CURRENT_API_VERSION,
       secret: input.secret ?? generateSecret(),
       events: input.events,
       enabled: true,
@@ -105,6 +107,7 @@ export async function updateEndpoint(db: Database, clock: Clock, access: Access,
       url: input.url ?? current.url,
       name: input.name === undefined || input.name === null ? current.name : input.name || null,
       format: input.format ?? current.format,
+      apiVersion: input.api_version ?? current.apiVersion,
       secret: input.secret ?? current.secret,
       events: input.events ?? current.events,
       enabled,
@@ -168,7 +171,7 @@ export async function redeliverEvent(db: Database, clock: Clock, access: Access,
     if (missing.length) {
       const names = await organizationNames(trx, [event.organizationId]);
       const name = names.get(event.organizationId) ?? event.organizationId;
-      await queueEndpointEvents(trx, missing.map((e) => ({ endpointId: e.id, event, payload: renderPayload(e.format, event.payload, name), status: 'pending' as const })), now);
+      await queueEndpointEvents(trx, missing.map((e) => ({ endpointId: e.id, apiVersion: e.apiVersion, event, payload: renderPayload(e.format, event.payload, name), status: 'pending' as const })), now);
       for (const e of missing) queued.add(e.id);
     }
     if (!queued.size) throw new CoreError('not_found', 'NO_WEBHOOK_ENDPOINT', 'No enabled webhook endpoint takes this event');

@@ -259,10 +259,18 @@ describe('/v1/checkouts', () => {
     expect((await sdk.checkouts.get({ id: expiring.id })).status).toBe('open');
     expect((await v1(owner.token, 'POST', `/organizations/${sandboxOrg}/clock/advance`, { by: '+2m' })).status).toBe(200);
     expect((await sdk.checkouts.get({ id: expiring.id })).status).toBe('expired');
+    await expect(anonymous.checkouts.clientGet({ clientSecret: expiring.clientSecret })).rejects.toBeInstanceOf(ExpiredCheckoutError);
     await expect(anonymous.checkouts.clientUpdate({ clientSecret: expiring.clientSecret, checkoutUpdatePublic: { customerName: 'Too late' } })).rejects.toBeInstanceOf(ExpiredCheckoutError);
     await expect(anonymous.checkouts.clientConfirm({ clientSecret: expiring.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } })).rejects.toBeInstanceOf(ExpiredCheckoutError);
     const events = (await listEvents(daemon.db, sandboxOrg)).filter((e) => (e.payload.data as { id: string }).id === expiring.id);
     expect(events.map((e) => [e.payload.type, (e.payload.data as { status: string }).status])).toEqual([['checkout.created', 'open'], ['checkout.updated', 'expired']]);
+  });
+
+  it('fills {CHECKOUT_ID} in the success URL with the checkout id, as Polar reads it out', async () => {
+    const item = await oneTime(900, 'Poster');
+    const checkout = await sdk.checkouts.create({ products: [item.id], successUrl: 'https://shop.example/thanks?checkout_id={CHECKOUT_ID}' });
+    expect(checkout.successUrl).toBe(`https://shop.example/thanks?checkout_id=${checkout.id}`);
+    expect((await anonymous.checkouts.clientGet({ clientSecret: checkout.clientSecret })).successUrl).toBe(`https://shop.example/thanks?checkout_id=${checkout.id}`);
   });
 
   it('starts a trial without charging, saving the card for the first renewal', async () => {

@@ -97,7 +97,7 @@ export const checkoutRoutes = [
     scopes: READ,
     public: true,
     params: SecretParams,
-    handler: async ({ params, deps }) => serializeCheckoutPublic(await getCheckoutByClientSecret(checkoutDeps(deps), params.client_secret), deps.baseUrl),
+    handler: async ({ params, deps }) => serializeCheckoutPublic(await getCheckoutByClientSecret(checkoutDeps(deps), params.client_secret, { refuseExpired: true }), deps.baseUrl),
   }),
   defineRoute({
     method: 'patch',

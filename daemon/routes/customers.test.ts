@@ -102,7 +102,25 @@ describe('/v1/customers', () => {
       default_payment_method_id: null,
       deleted_at: null,
       avatar_url: gravatar(email),
+      first_user_event_at: null,
     });
+  });
+
+  it('dates first_user_event_at from the earliest event ingested for the customer, before or after it was created', async () => {
+    const ingest = async (events: Record<string, unknown>[]) => {
+      const res = await v1('POST', '/events/ingest', { events: events.map((event) => ({ organization_id: organizationId, name: 'api.call', ...event })) });
+      expect(res.status).toBe(200);
+    };
+    const external = `early-${Math.random().toString(36).slice(2, 8)}`;
+    await ingest([{ external_customer_id: external, timestamp: '2026-01-05T10:00:00.000Z' }, { external_customer_id: external, timestamp: '2026-01-03T10:00:00.000Z' }]);
+    const customer = await create({ external_id: external });
+    expect(customer.first_user_event_at).toBe('2026-01-03T10:00:00.000Z');
+    await ingest([{ customer_id: customer.id, timestamp: '2026-01-04T00:00:00.000Z' }]);
+    expect((await (await v1('GET', `/customers/${customer.id}`)).json()).first_user_event_at).toBe('2026-01-03T10:00:00.000Z');
+    await ingest([{ customer_id: customer.id, timestamp: '2026-01-01T00:00:00.000Z' }]);
+    expect((await (await v1('GET', `/customers/external/${external}`)).json()).first_user_event_at).toBe('2026-01-01T00:00:00.000Z');
+    const quiet = await create();
+    expect(quiet.first_user_event_at).toBeNull();
   });
 
   it('gets a customer by id and by an external id holding a slash and spaces', async () => {

@@ -58,6 +58,22 @@ describe('webhook delivery', () => {
     expect(deliveries.result.items[0]).toMatchObject({ succeeded: true, httpCode: 200, response: 'ok', webhookEvent: { id: outbox.id, type: 'customer.created', succeeded: true, skipped: false, payload: request.body, isArchived: false } });
   });
 
+  it('writes an endpoint\'s events in the Polar-Version it asked for, and keeps that version on each delivered event', async () => {
+    const { organizationId, endpoint } = await endpointAt('/versioned', ['customer.created'], { api_version: '2026-10' });
+    expect(endpoint).toMatchObject({ api_version: '2026-10', uses_standard_webhook_signature: false });
+    await createCustomer(organizationId);
+    await receiver.waitFor((r) => at('/versioned')(r).length >= 1);
+    await expect.poll(async () => (await v1('GET', `/webhooks/deliveries?endpoint_id=${endpoint.id}`).then((r) => r.json())).items.length).toBe(1);
+    const changed = await (await v1('PATCH', `/webhooks/endpoints/${endpoint.id}`, { api_version: '2026-04' })).json();
+    expect(changed.api_version).toBe('2026-04');
+    const [delivery] = (await v1('GET', `/webhooks/deliveries?endpoint_id=${endpoint.id}`).then((r) => r.json())).items;
+    expect(delivery.webhook_event.api_version).toBe('2026-10');
+    const refused = await v1('POST', '/webhooks/endpoints', { url: `${receiver.url}/x`, format: 'raw', events: ['customer.created'], organization_id: organizationId, api_version: '2025-01' });
+    expect(refused.status).toBe(422);
+    const plain = await endpointAt('/unversioned', ['customer.created']);
+    expect(plain.endpoint.api_version).toBe('2026-04');
+  });
+
   it('retries a failing endpoint with the same webhook-id and body, one delivery row per attempt', async () => {
     const { organizationId, endpoint } = await endpointAt('/flaky', ['customer.created']);
     let calls = 0;

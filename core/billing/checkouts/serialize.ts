@@ -101,7 +101,8 @@ function commonFields(checkout: Checkout, baseUrl: string) {
     client_secret: checkout.clientSecret,
     url: checkoutUrl(baseUrl, checkout.clientSecret),
     expires_at: checkout.expiresAt.toISOString(),
-    success_url: checkout.successUrl ?? `${checkoutUrl(baseUrl, checkout.clientSecret)}/confirmation`,
+    // Polar fills its `{CHECKOUT_ID}` placeholder in whenever it reads the URL out.
+    success_url: checkout.successUrl?.replaceAll('{CHECKOUT_ID}', checkout.id) ?? `${checkoutUrl(baseUrl, checkout.clientSecret)}/confirmation`,
     return_url: checkout.returnUrl,
     embed_origin: checkout.embedOrigin,
     amount: checkout.amounts.subtotalAmount,
@@ -128,6 +129,11 @@ function commonFields(checkout: Checkout, baseUrl: string) {
     is_payment_form_required: flags.isPaymentFormRequired,
     customer_id: checkout.customerId,
     is_business_customer: checkout.isBusinessCustomer,
+    // No unit-based pricing, and the payment form does not report a method type.
+    units: null,
+    min_units: null,
+    max_units: null,
+    payment_method_type: null,
     customer_name: checkout.customerName,
     customer_email: checkout.customerEmail,
     customer_ip_address: checkout.customerIpAddress,

@@ -287,11 +287,17 @@ export async function updateCheckout(deps: CheckoutDeps, access: Access, id: str
   });
 }
 
-/** The checkout a client secret opens, as its hosted page and the SDK's client calls see it. */
-export async function getCheckoutByClientSecret(deps: CheckoutDeps, clientSecret: string): Promise<Checkout> {
+/**
+ * The checkout a client secret opens, as its hosted page and the SDK's client calls see it. `refuseExpired` answers
+ * one past its expiry as Polar's client API does (410 ExpiredCheckoutError, whatever its status); the hosted page
+ * shows it instead.
+ */
+export async function getCheckoutByClientSecret(deps: CheckoutDeps, clientSecret: string, options: { refuseExpired?: boolean } = {}): Promise<Checkout> {
   const stored = await findCheckoutByClientSecret(deps.db, clientSecret);
   if (!stored) throw checkoutNotFound();
-  return viewOf(deps.db, stored, (await organizationClock(deps.db, deps.clock, stored.organizationId)).now());
+  const now = (await organizationClock(deps.db, deps.clock, stored.organizationId)).now();
+  if (options.refuseExpired && stored.expiresAt.getTime() < now.getTime()) throw expired();
+  return viewOf(deps.db, stored, now);
 }
 
 /** Applies a customer's update inside a transaction that already holds the (open) checkout. */

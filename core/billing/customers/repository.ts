@@ -29,6 +29,7 @@ export function toCustomer(row: Record<string, unknown>): Customer {
     createdAt: fromDbTime(row.created_at),
     modifiedAt: fromDbTimeOrNull(row.modified_at),
     deletedAt: fromDbTimeOrNull(row.deleted_at),
+    firstUserEventAt: fromDbTimeOrNull(row.first_user_event_at),
   };
 }
 
@@ -62,6 +63,43 @@ export async function customersByIds(db: Executor, ids: readonly string[]): Prom
 
 export async function insertCustomer(trx: Executor, customer: Customer): Promise<void> {
   await trx(TABLE).insert({ id: customer.id, ...toRow(customer), created_at: toDbTime(customer.createdAt) });
+  // Events may name the external id before the customer exists: the earliest of them is its first.
+  if (customer.externalId) {
+    const earliest = await trx('events').where({ organization_id: customer.organizationId, external_customer_id: customer.externalId, source: 'user' }).min('timestamp_ms as first').first();
+    if (earliest?.first !== null && earliest?.first !== undefined) {
+      const at = new Date(Number(earliest.first));
+      await trx(TABLE).where({ id: customer.id }).update({ first_user_event_at: toDbTime(at) });
+      customer.firstUserEventAt = at;
+    }
+  }
+}
+
+/**
+ * Moves customers' first_user_event_at back to the earliest of the times given (an ingested batch), by customer id or
+ * by external id. One read per batch; a write only for a customer whose first event this is.
+ */
+export async function noteFirstUserEvents(trx: Executor, organizationId: string, events: readonly { customerId: string | null; externalCustomerId: string | null; timestamp: Date }[]): Promise<void> {
+  const byId = new Map<string, number>();
+  const byExternal = new Map<string, number>();
+  for (const event of events) {
+    const [map, key] = event.customerId ? [byId, event.customerId] : [byExternal, event.externalCustomerId];
+    if (key === null) continue;
+    const at = event.timestamp.getTime();
+    if (!map.has(key) || at < map.get(key)!) map.set(key, at);
+  }
+  if (!byId.size && !byExternal.size) return;
+  const rows = await trx(TABLE)
+    .where({ organization_id: organizationId })
+    .where((q) => q.whereIn('id', [...byId.keys()]).orWhereIn('external_id', [...byExternal.keys()]))
+    .whereNull('deleted_at')
+    .select('id', 'external_id', 'first_user_event_at');
+  for (const row of rows) {
+    const candidates = [byId.get(String(row.id)), row.external_id === null ? undefined : byExternal.get(String(row.external_id))].filter((at): at is number => at !== undefined);
+    const earliest = Math.min(...candidates);
+    const current = fromDbTimeOrNull(row.first_user_event_at);
+    if (current && current.getTime() <= earliest) continue;
+    await trx(TABLE).where({ id: row.id }).update({ first_user_event_at: toDbTime(new Date(earliest)) });
+  }
 }
 
 /**

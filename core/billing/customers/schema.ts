@@ -64,6 +64,8 @@ export interface Customer {
   createdAt: Date;
   modifiedAt: Date | null;
   deletedAt: Date | null;
+  /** When the first event was ingested for it (set by ingestion; absent on a customer not read from the database). */
+  firstUserEventAt?: Date | null;
 }
 
 /** What a list narrows to: the organizations (already limited to those the caller reaches) and Polar's filters. */

@@ -34,6 +34,7 @@ export function serializeCustomer(customer: Customer) {
     default_payment_method_id: null,
     deleted_at: customer.deletedAt?.toISOString() ?? null,
     avatar_url: avatarUrl(customer.email),
+    first_user_event_at: customer.firstUserEventAt?.toISOString() ?? null,
   };
 }
 export type CustomerWire = ReturnType<typeof serializeCustomer>;

@@ -23,6 +23,7 @@ export function serializeDiscount(discount: Discount) {
     starts_at: discount.startsAt?.toISOString() ?? null,
     ends_at: discount.endsAt?.toISOString() ?? null,
     max_redemptions: discount.maxRedemptions,
+    max_redemptions_per_customer: null,
     redemptions_count: discount.redemptionsCount,
     organization_id: discount.organizationId,
     products: discount.products.map(serializeProductBase),

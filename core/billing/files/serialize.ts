@@ -38,6 +38,8 @@ function fileFields(file: FileRecord) {
     version: file.version,
     service: file.service,
     is_uploaded: file.isUploaded,
+    // Till runs no malware scan, so nothing is ever flagged.
+    flagged_malicious_at: null,
     size_readable: sizeReadable(file.size),
   };
 }

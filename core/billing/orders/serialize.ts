@@ -69,6 +69,7 @@ function serializeSubscription(subscription: EmbeddedSubscription) {
     product_id: subscription.productId,
     discount_id: subscription.discountId,
     checkout_id: subscription.checkoutId,
+    units: null,
     customer_cancellation_reason: subscription.customerCancellationReason,
     customer_cancellation_comment: subscription.customerCancellationComment,
   };
@@ -111,6 +112,7 @@ export function serializeOrder(order: StoredOrder, relations: OrderRelations) {
     is_invoice_generated: order.isInvoiceGenerated,
     receipt_number: null,
     seats: null,
+    units: null,
     customer_id: order.customerId,
     product_id: order.productId,
     discount_id: order.discountId,
@@ -133,6 +135,9 @@ export function serializeOrder(order: StoredOrder, relations: OrderRelations) {
       amount: item.amount,
       tax_amount: item.taxAmount,
       proration: item.proration,
+      // Till does not record the period a line covers.
+      start_timestamp: null,
+      end_timestamp: null,
       product_price_id: item.productPriceId,
     })),
     description: orderDescription(order, relations),

@@ -30,7 +30,7 @@ const CUSTOMER_EMAILS = [
   'order_confirmation', 'subscription_cancellation', 'subscription_confirmation', 'subscription_cycled',
   'subscription_cycled_after_trial', 'subscription_past_due', 'subscription_paused', 'subscription_resumed',
   'subscription_renewal_reminder', 'subscription_revoked', 'subscription_trial_conversion_reminder',
-  'subscription_uncanceled', 'subscription_updated',
+  'subscription_uncanceled', 'subscription_updated', 'payment_method_expiration_reminder',
 ] as const;
 export const CustomerEmailSettings = z.object(Object.fromEntries(CUSTOMER_EMAILS.map((key) => [key, z.boolean().default(true)])) as Record<(typeof CUSTOMER_EMAILS)[number], z.ZodDefault<z.ZodBoolean>>);
 

@@ -18,6 +18,7 @@ export function serializeOrganization(organization: Organization) {
     // A self-hosted installation reviews nobody: every organization is active and may do everything.
     status: 'active',
     details_submitted_at: s.details_submitted_at?.toISOString() ?? null,
+    onboarding_resubmission_requested_at: null,
     sso_enforced: false,
     default_presentment_currency: s.default_presentment_currency,
     default_tax_behavior: s.default_tax_behavior,
@@ -26,6 +27,10 @@ export function serializeOrganization(organization: Organization) {
     notification_settings: s.notification_settings,
     customer_email_settings: s.customer_email_settings,
     customer_portal_settings: s.customer_portal_settings,
+    // Disputes reach Till only through a payment processor that reports them; none is accepted automatically.
+    dispute_settings: { auto_accept_below_amount: null },
+    // Till's checkout page is not embeddable on other hosts.
+    embed_hosts: [],
     country: s.country,
     account_id: null,
     payout_account_id: null,

@@ -67,6 +67,8 @@ export function serializeProductBase(product: StoredProduct) {
     meter_interval_count: product.meterIntervalCount,
     is_recurring: product.recurringInterval !== null,
     is_archived: product.isArchived,
+    // Till archives products and never deletes them (products.delete is not served): none is deletable.
+    is_deletable: false,
     organization_id: product.organizationId,
     metadata: product.metadata,
   };

@@ -45,6 +45,8 @@ export function serializeSubscription(view: SubscriptionView, baseUrl: string) {
     discount_id: discountWire ? s.discountId : null,
     checkout_id: s.checkoutId,
     seats: null,
+    // Unit-based pricing is not offered: no subscription counts units.
+    units: null,
     customer_cancellation_reason: s.customerCancellationReason,
     customer_cancellation_comment: s.customerCancellationComment,
     metadata: s.metadata,

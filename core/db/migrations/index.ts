@@ -22,6 +22,8 @@ import { meteringUserIndex } from './0022_metering_user_index.js';
 import { idempotencyKeys } from './0035_idempotency_keys.js';
 import { paymentIntents } from './0027_payment_intents.js';
 import { stripe } from './0030_stripe.js';
+import { webhookApiVersions } from './0032_webhook_api_versions.js';
+import { customerFirstUserEvent } from './0033_customer_first_user_event.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -48,4 +50,6 @@ export const migrations: readonly Migration[] = [
   idempotencyKeys,
   paymentIntents,
   stripe,
+  webhookApiVersions,
+  customerFirstUserEvent,
 ];

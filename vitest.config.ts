@@ -39,6 +39,8 @@ class LongestFirstSequencer extends BaseSequencer {
  */
 const DATABASE_FREE = [
   'cli/api/retry.test.ts',
+  'cli/catalog/plan.test.ts',
+  'cli/catalog/schema.test.ts',
   'cli/auth/device-api.test.ts',
   'cli/auth/device-login.test.ts',
   'cli/bundle.test.ts',

@@ -9,6 +9,8 @@ export const EXIT = {
   rateLimited: 6,
   serverError: 7,
   unreachable: 8,
+  /** `till plan`: the organization differs from the file (apply would change something). */
+  changesPending: 10,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

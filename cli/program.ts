@@ -171,6 +171,35 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .option(...json)
     .action(async (event: string | undefined, options) => setExitCode(await (await import('./commands/trigger/trigger.js')).trigger(event, options, env, streams)));
 
+  // Catalog as code (docs/catalog-as-code.md): the organization's catalog from a file, planned, applied, pulled.
+  program
+    .command('plan')
+    .description('show what `till apply FILE` would change, field by field (exit 0: nothing, 10: changes pending)')
+    .argument('<file>', 'a catalog file (YAML or JSON), e.g. catalog.yaml')
+    .option('--prune', 'also plan to archive the objects the file does not name')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (file: string, options) => setExitCode(await (await import('./commands/catalog/plan.js')).plan(file, options, env, streams)));
+  program
+    .command('apply')
+    .description('make the organization match a catalog file: the plan, a confirmation (or --yes), then the changes')
+    .argument('<file>', 'a catalog file (YAML or JSON)')
+    .option('--yes', 'apply without asking (needed off a terminal)')
+    .option('--prune', 'archive (never delete) the objects the file does not name')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (file: string, options) => setExitCode(await (await import('./commands/catalog/apply.js')).apply(file, options, env, streams)));
+  program
+    .command('pull')
+    .description('write the organization’s catalog as a file (YAML; JSON for a .json output or --json)')
+    .option('--output <file>', 'write here instead of stdout')
+    .option(...server)
+    .option(...inOrg)
+    .option(...json)
+    .action(async (options) => setExitCode(await (await import('./commands/catalog/pull.js')).pull(options, env, streams)));
+
   // The catalog: `till <noun> <verb>`. Only the nouns are declared here; a noun's verbs load when it is used.
   const catalog = new Set(CATALOG_NOUNS.map(({ noun }) => noun));
   for (const { noun, description } of CATALOG_NOUNS) program.command(noun).description(description);

@@ -5,6 +5,8 @@ export interface RequestOptions {
   body?: unknown;
   /** The flag that sets a top-level body field, so a 422 on it can say which flag to fix. */
   flagOf?: (field: string) => string | undefined;
+  /** Sent as Idempotency-Key (a random one is sent on /v1 writes otherwise). */
+  idempotencyKey?: string;
 }
 
 /** The API as the catalog commands use it: one server, one token, failures as CliErrors. */
@@ -18,7 +20,7 @@ export function createCaller(api: ApiClient, token: string, refused?: () => CliE
   return {
     server: api.server,
     async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}) {
-      const response = await api.send(method, path, { token, body: options.body });
+      const response = await api.send(method, path, { token, body: options.body, idempotencyKey: options.idempotencyKey });
       if (response.status >= 200 && response.status <= 299) return response.body as T;
       if (response.status === 401 && refused) throw refused();
       throw response.status === 422 ? validationFailure(api.server, response, options.flagOf) : httpFailure(api.server, response);

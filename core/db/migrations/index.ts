@@ -24,6 +24,7 @@ import { paymentIntents } from './0027_payment_intents.js';
 import { stripe } from './0030_stripe.js';
 import { webhookApiVersions } from './0032_webhook_api_versions.js';
 import { customerFirstUserEvent } from './0033_customer_first_user_event.js';
+import { catalogKeys } from './0036_catalog_keys.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -52,4 +53,5 @@ export const migrations: readonly Migration[] = [
   stripe,
   webhookApiVersions,
   customerFirstUserEvent,
+  catalogKeys,
 ];

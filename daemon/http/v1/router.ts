@@ -24,6 +24,7 @@ import { taxRateRoutes } from '../../routes/tax-rates.js';
 import { metricRoutes } from '../../routes/metrics.js';
 import { disputeRoutes } from '../../routes/disputes.js';
 import { stripeWebhookRouter } from '../../routes/stripe-webhook.js';
+import { catalogRoutes } from '../../routes/catalog.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -31,7 +32,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { idempotencyKey } from './apply.js';
+import type { Entry } from './model.js';
+import { buildPlan, type OrganizationState } from './plan.js';
+
+const now = new Date('2026-11-25T12:00:00Z');
+const productId = '11111111-1111-4111-8111-111111111111';
+
+const proEntry = (amount: number): Entry => ({
+  kind: 'product',
+  key: 'pro',
+  fields: {
+    name: 'Pro',
+    description: null,
+    visibility: 'public',
+    recurring_interval: 'month',
+    recurring_interval_count: 1,
+    trial_interval: null,
+    trial_interval_count: null,
+    prices: [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd', tax_behavior: null }],
+    benefits: [],
+    custom_fields: [],
+    metadata: {},
+  },
+});
+
+const state = (overrides: Partial<OrganizationState> = {}): OrganizationState => ({
+  organization: { id: 'org', slug: 'acme', email: null },
+  objects: {
+    meter: [],
+    custom_field: [],
+    benefit: [],
+    discount: [],
+    webhook: [],
+    tax_rate: [],
+    product: [
+      {
+        id: productId,
+        name: 'Pro',
+        description: null,
+        visibility: 'public',
+        recurring_interval: 'month',
+        recurring_interval_count: 1,
+        trial_interval: null,
+        trial_interval_count: null,
+        is_archived: false,
+        prices: [{ id: 'p1', amount_type: 'fixed', price_amount: 1500, price_currency: 'usd', tax_behavior: null, is_archived: false }],
+        benefits: [],
+        attached_custom_fields: [],
+        metadata: {},
+      },
+    ],
+  },
+  keys: [{ kind: 'product', key: 'pro', object_id: productId }],
+  ...overrides,
+});
+
+describe('buildPlan', () => {
+  it('plans nothing when the organization matches the file', () => {
+    expect(buildPlan([proEntry(1500)], undefined, state(), { prune: false, now }).steps).toEqual([]);
+  });
+
+  it('creates an object its key does not name yet, even when one of the same name exists (never guessed from names)', () => {
+    const plan = buildPlan([proEntry(1500)], undefined, state({ keys: [] }), { prune: false, now });
+    expect(plan.steps.map((step) => [step.action, step.key])).toEqual([['create', 'pro']]);
+    expect(plan.untouched).toMatchObject([{ kind: 'product', id: productId, reason: 'not_in_file' }]);
+  });
+
+  it('plans a changed price as the old archived and a new one created', () => {
+    const [step] = buildPlan([proEntry(1900)], undefined, state(), { prune: false, now }).steps;
+    expect(step).toMatchObject({ action: 'update', kind: 'product', key: 'pro', id: productId });
+    expect(step.changes).toEqual([
+      { field: 'price', from: { amount_type: 'fixed', price_amount: 1500, price_currency: 'usd', tax_behavior: null }, to: null },
+      { field: 'price', from: null, to: { amount_type: 'fixed', price_amount: 1900, price_currency: 'usd', tax_behavior: null } },
+    ]);
+  });
+
+  it('archives what the file leaves out only with prune, and never benefits, which have no archive', () => {
+    const withBenefit = state({ objects: { ...state().objects, benefit: [{ id: 'b1', type: 'custom', description: 'Support', properties: { note: null }, metadata: {} }] } });
+    const pruned = buildPlan([], undefined, withBenefit, { prune: true, now });
+    expect(pruned.steps).toEqual([{ action: 'archive', kind: 'product', key: 'pro', id: productId, changes: [{ field: 'is_archived', from: false, to: true }] }]);
+    expect(pruned.untouched).toMatchObject([{ kind: 'benefit', id: 'b1', reason: 'not_archivable' }]);
+  });
+
+  it('compares only the organization settings the file names', () => {
+    const plan = buildPlan([], { email: 'billing@example.com', subscription_settings: { proration_behavior: 'invoice' } }, state({ organization: { id: 'org', slug: 'acme', email: null, website: 'https://x.test', subscription_settings: { proration_behavior: 'prorate', allow_customer_updates: true } } }), { prune: false, now });
+    expect(plan.steps[0].changes).toEqual([
+      { field: 'email', from: null, to: 'billing@example.com' },
+      { field: 'subscription_settings', from: { proration_behavior: 'prorate' }, to: { proration_behavior: 'invoice' } },
+    ]);
+  });
+
+  it('derives the same idempotency key for the same step and body, another for another body', () => {
+    const [step] = buildPlan([proEntry(1500)], undefined, state({ keys: [] }), { prune: false, now }).steps;
+    expect(idempotencyKey('org', step, 'create', { a: 1, b: 2 })).toBe(idempotencyKey('org', step, 'create', { b: 2, a: 1 }));
+    expect(idempotencyKey('org', step, 'create', { a: 1 })).not.toBe(idempotencyKey('org', step, 'create', { a: 2 }));
+  });
+});

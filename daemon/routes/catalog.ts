@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { bindCatalogKey, catalogKeys, serializeBinding } from '../../core/catalog/service.js';
+import { CATALOG_KINDS, CatalogKeyBind } from '../../core/catalog/schema.js';
+import type { Scope } from '../../core/billing/shared/scopes.js';
+import { catalogJsonSchema } from '../../cli/catalog/schema.js';
+import { defineRoute, organizationsWith, requireScope, targetOrganization } from '../http/v1/route.js';
+
+const READ = [...new Set(Object.values(CATALOG_KINDS).flatMap((kind): Scope[] => [kind.read, kind.write]))];
+const WRITE = [...new Set(Object.values(CATALOG_KINDS).map((kind): Scope => kind.write))];
+
+/** The catalog file's keys (`till plan`, `till apply`, `till pull`; docs/catalog-as-code.md), and its JSON Schema. */
+export const catalogRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/catalog/schema.json',
+    operationId: 'catalog:schema',
+    summary: 'The JSON Schema of catalog files (Till extension)',
+    tag: 'catalog',
+    scopes: [],
+    public: true,
+    handler: async () => catalogJsonSchema(),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/catalog/keys',
+    operationId: 'catalog:keys:list',
+    summary: 'The keys the organization’s catalog file gave its objects (Till extension)',
+    tag: 'catalog',
+    scopes: READ,
+    query: z.object({ organization_id: z.string().min(1).optional() }),
+    handler: async ({ principal, query, deps }) => {
+      // Like every list: the organization named, else every one the caller reads.
+      const organizationIds = query.organization_id ? [targetOrganization(principal, query.organization_id, READ)] : [...organizationsWith(principal, READ)];
+      const items = [];
+      for (const organizationId of organizationIds) items.push(...(await catalogKeys(deps.db, organizationId)).map(serializeBinding));
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/catalog/keys',
+    operationId: 'catalog:keys:bind',
+    summary: 'Name an object by a catalog key (Till extension)',
+    tag: 'catalog',
+    scopes: WRITE,
+    body: CatalogKeyBind,
+    handler: async ({ principal, body, deps }) => {
+      const organizationId = targetOrganization(principal, body.organization_id, WRITE);
+      requireScope(principal, [CATALOG_KINDS[body.kind].write], organizationId);
+      return serializeBinding(await bindCatalogKey(deps.db, deps.clock, organizationId, body));
+    },
+  }),
+];

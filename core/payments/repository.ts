@@ -268,3 +268,53 @@ export async function paymentMethodsOf(db: Executor, customerId: string): Promis
   const rows = await db('payment_methods').where({ customer_id: customerId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
   return rows.map(toPaymentMethod);
 }
+
+/** What GET /v1/payments filters on: Polar's filters, over the organizations the caller may read. */
+export interface PaymentFilter {
+  organizationIds: readonly string[];
+  checkoutIds?: readonly string[];
+  orderIds?: readonly string[];
+  customerIds?: readonly string[];
+  /** Polar's statuses: `pending` is every intent still waiting for the processor. */
+  statuses?: readonly ('pending' | 'succeeded' | 'failed')[];
+  methods?: readonly string[];
+  customerEmails?: readonly string[];
+}
+
+const PAYMENT_SORT_COLUMNS: Record<string, string> = { created_at: 'payments.created_at', status: 'payments.status', amount: 'payments.amount', method: 'payments.method_brand' };
+const PENDING: readonly PaymentStatus[] = ['created', 'requires_action', 'processing'];
+
+export async function listPayments(db: Executor, filter: PaymentFilter, sorting: readonly { column: string; order: 'asc' | 'desc' }[], page: { page: number; limit: number }): Promise<{ items: Payment[]; totalCount: number }> {
+  const scoped = () => {
+    const query = db('payments').whereIn('payments.organization_id', filter.organizationIds);
+    if (filter.checkoutIds?.length) query.whereIn('payments.checkout_id', filter.checkoutIds);
+    if (filter.orderIds?.length) query.whereIn('payments.order_id', filter.orderIds);
+    if (filter.customerIds?.length) query.whereIn('payments.customer_id', filter.customerIds);
+    if (filter.statuses?.length) query.whereIn('payments.status', filter.statuses.flatMap((status) => (status === 'pending' ? PENDING : [status])));
+    // Every method Till takes is a card; a payment made without one (no saved method) has none.
+    if (filter.methods?.length) {
+      if (filter.methods.includes('card')) query.whereNotNull('payments.method_brand');
+      else query.whereRaw('1 = 0');
+    }
+    if (filter.customerEmails?.length) {
+      query.whereIn('payments.customer_id', db('customers').select('id').whereIn('email', filter.customerEmails).whereIn('organization_id', filter.organizationIds));
+    }
+    return query;
+  };
+  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const query = scoped().select('payments.*');
+  for (const { column, order } of sorting) if (PAYMENT_SORT_COLUMNS[column]) query.orderBy(PAYMENT_SORT_COLUMNS[column], order);
+  const rows = await query.orderBy('payments.id').limit(page.limit).offset((page.page - 1) * page.limit);
+  return { items: rows.map(toPayment), totalCount: Number(count) };
+}
+
+/** A customer's saved methods, a page of them, newest first. */
+export async function listPaymentMethodsOf(db: Executor, customerId: string, page: { page: number; limit: number }): Promise<{ items: PaymentMethod[]; totalCount: number }> {
+  const [{ count }] = await db('payment_methods').where({ customer_id: customerId }).count<{ count: number | string }[]>({ count: '*' });
+  const rows = await db('payment_methods')
+    .where({ customer_id: customerId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+    .limit(page.limit)
+    .offset((page.page - 1) * page.limit);
+  return { items: rows.map(toPaymentMethod), totalCount: Number(count) };
+}

@@ -259,6 +259,9 @@ export function createSandboxProcessor(options: SandboxOptions): SandboxProcesso
           throw new CoreError('invalid', 'INVALID_CONFIRMATION_TOKEN', msg, [{ loc: ['body', 'confirmation_token_id'], msg, type: 'value_error' }]);
         }
         card = token;
+        // Like Stripe's test tokens, a card valid for a few more years.
+        expMonth = 12;
+        expYear = now().getUTCFullYear() + 3;
       } else {
         card = checkCard(input, now());
         expMonth = input.expMonth;

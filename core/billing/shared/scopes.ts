@@ -14,6 +14,7 @@ export const SCOPES = [
   'orders:read', 'orders:write',
   'subscriptions:read', 'subscriptions:write',
   'refunds:read', 'refunds:write',
+  'payments:read',
   'disputes:read', 'disputes:write',
   'license_keys:read', 'license_keys:write',
   'meters:read', 'meters:write',

@@ -86,7 +86,7 @@ describe('GET /v1/customers/{id}/payment-methods', () => {
     const byId = await sdk.customers.listPaymentMethods({ id: customerId });
     expect(byId.result.items).toHaveLength(1);
     const [method] = byId.result.items;
-    expect(method).toMatchObject({ type: 'card', customerId, methodMetadata: { brand: 'mastercard', last4: '4444', expMonth: 12 } });
+    expect(method).toMatchObject({ type: 'card', processor: 'stripe', isDefault: true, customerId, methodMetadata: { brand: 'mastercard', last4: '4444', expMonth: 12 } });
     expect(Object.keys((method as { methodMetadata: object }).methodMetadata).sort()).toEqual(['brand', 'expMonth', 'expYear', 'last4', 'wallet']);
     const byExternal = await sdk.customers.listPaymentMethodsExternal({ externalId: 'payer-7' });
     expect(byExternal.result.items).toEqual(byId.result.items);

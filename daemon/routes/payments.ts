@@ -3,13 +3,20 @@ import { Text } from '../../core/billing/customers/address.js';
 import { ExternalId } from '../../core/billing/customers/schema.js';
 import { serializePayment, serializePaymentMethod } from '../../core/billing/payments/serialize.js';
 import { getPayment, listCustomerPaymentMethods, listPayments } from '../../core/billing/payments/service.js';
-import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
+import { listResource, PageQuery, type Page } from '../../core/billing/shared/pagination.js';
+import type { PaymentMethod } from '../../core/payments/repository.js';
 import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { defineRoute, organizationsWith } from '../http/v1/route.js';
 
 const READ = ['payments:read'] as const;
 const CUSTOMERS_READ = ['customers:read', 'customers:write'] as const;
 const Ids = oneOrMany(Text.min(1)).optional();
+
+/** A page of saved methods, newest first: the first of the first page is the default. */
+const listMethods = (page: Page<PaymentMethod>, query: PageQuery) => {
+  const first = query.page === 1 ? page.items[0]?.id : undefined;
+  return listResource(page, query, (method) => serializePaymentMethod(method, method.id === first));
+};
 
 export const paymentRoutes = [
   defineRoute({
@@ -64,7 +71,7 @@ export const paymentRoutes = [
     query: PageQuery.extend({ organization_id: Text.min(1).optional() }),
     handler: async ({ principal, params, query, deps }) => {
       const key = { externalId: params.external_id, organizationId: query.organization_id };
-      return listResource(await listCustomerPaymentMethods(deps.db, organizationsWith(principal, CUSTOMERS_READ), key, query), query, serializePaymentMethod);
+      return listMethods(await listCustomerPaymentMethods(deps.db, organizationsWith(principal, CUSTOMERS_READ), key, query), query);
     },
   }),
   defineRoute({
@@ -77,6 +84,6 @@ export const paymentRoutes = [
     params: z.object({ id: Text.min(1) }),
     query: PageQuery,
     handler: async ({ principal, params, query, deps }) =>
-      listResource(await listCustomerPaymentMethods(deps.db, organizationsWith(principal, CUSTOMERS_READ), { id: params.id }, query), query, serializePaymentMethod),
+      listMethods(await listCustomerPaymentMethods(deps.db, organizationsWith(principal, CUSTOMERS_READ), { id: params.id }, query), query),
   }),
 ];

@@ -43,10 +43,12 @@ export function serializePayment(payment: Payment) {
 
 /**
  * The PaymentMethod of Polar's API (customers.listPaymentMethods): brand, last four and expiry, nothing else.
- * A method saved without an expiry (before Till kept it) is a generic one.
+ * A method saved without an expiry (before Till kept it) is a generic one. The default is the newest, the one
+ * renewals charge when the subscription names none.
  */
-export function serializePaymentMethod(method: PaymentMethod) {
-  const base = { id: method.id, created_at: method.createdAt.toISOString(), modified_at: null, customer_id: method.customerId };
+export function serializePaymentMethod(method: PaymentMethod, isDefault: boolean) {
+  // Polar's processor enum knows only `stripe` (see serializePayment).
+  const base = { id: method.id, created_at: method.createdAt.toISOString(), modified_at: null, processor: 'stripe' as const, customer_id: method.customerId, is_default: isDefault };
   if (method.expMonth === null || method.expYear === null) return { ...base, type: 'card' };
   return { ...base, type: 'card' as const, method_metadata: { brand: method.brand, last4: method.last4, exp_month: method.expMonth, exp_year: method.expYear, wallet: null } };
 }

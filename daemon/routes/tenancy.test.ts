@@ -6,6 +6,7 @@ import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { refreshedCustomerMeter } from '../../core/metering/testing.js';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
+import { insertDispute } from '../../core/billing/disputes/repository.js';
 import { createSandboxProcessor } from '../../core/payments/sandbox.js';
 import { systemClock } from '../../core/clock.js';
 import { grantForOrder, seedProductWithBenefits, uploadDownloadable } from '../testing/benefit-grants.js';
@@ -32,7 +33,7 @@ const ALL_SCOPES = [
   'license_keys:read', 'license_keys:write',
   'checkouts:read', 'checkouts:write',
   'subscriptions:read', 'subscriptions:write',
-  'metrics:read',
+  'metrics:read', 'payments:read', 'disputes:read', 'disputes:write',
 ];
 
 /** A body that passes validation for each write route, so the answer is about the object, not the input. */
@@ -108,6 +109,9 @@ beforeAll(async () => {
   ids['customer-meters'] = await refreshedCustomerMeter(daemon.db, aliceOrg, ids.customers);
   const address = { line1: null, line2: null, postal_code: null, city: null, state: null, country: 'FR' };
   ids.orders = (await seedPaidOrder(daemon.db, systemClock, createSandboxProcessor({ db: daemon.db }), { organizationId: aliceOrg, customerId: ids.customers, amount: 1500, billingName: 'Carol', billingAddress: address })).id;
+  ids.payments = (await daemon.db('payments').where({ order_id: ids.orders }).first('id')).id;
+  const disputed = { organizationId: aliceOrg, orderId: ids.orders, paymentId: ids.payments!, customerId: ids.customers!, processor: 'stripe', processorDisputeId: `dp_tenancy_${externalId}` };
+  ids.disputes = (await insertDispute(daemon.db, { ...disputed, status: 'needs_response', reason: 'fraudulent', amount: 1500, taxAmount: 0, currency: 'usd', evidenceDueBy: null, pastDue: false, createdAt: new Date(), modifiedAt: null })).id;
   ids.webhooks = (await polar.webhooks.createWebhookEndpoint({ organizationId: aliceOrg, url: 'https://hooks.example.com/tenancy', format: 'raw', events: [] })).id;
   if (V1_ROUTES.some((route) => route.path.startsWith('/v1/products'))) {
     ids.products = (await polar.products.create({ organizationId: aliceOrg, name: 'Book', prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] } as never)).id;
@@ -172,7 +176,7 @@ describe('the tenancy walk', () => {
   it('shows none of the first organization’s objects in any list', async () => {
     const lists = V1_ROUTES.filter((route) => route.method === 'get' && !route.path.includes('/:'));
     for (const route of lists) {
-      for (const token of [mallory.token, ...(route.userOnly ? [] : [malloryToken])]) {
+      for (const token of route.tokenOnly ? [malloryToken] : [mallory.token, ...(route.userOnly ? [] : [malloryToken])]) {
         const res = await fetch(`${daemon.url}${route.path}/`, { headers: { authorization: `Bearer ${token}` } });
         expect(res.status, route.path).toBe(200);
         const text = await res.text();

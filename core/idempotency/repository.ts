@@ -27,23 +27,24 @@ export interface NewClaim {
   expiresAtMs: number;
 }
 
+/** The columns of a running key as `claim` holds it (a new key, or one retaken). */
+const runningRow = (claim: NewClaim) => ({
+  fingerprint: claim.fingerprint,
+  method: claim.method,
+  path: claim.path,
+  state: 'running',
+  token: claim.token,
+  status: null,
+  response_body: null,
+  locked_at_ms: claim.nowMs,
+  expires_at_ms: claim.expiresAtMs,
+  created_at: toDbTime(new Date(claim.nowMs)),
+});
+
 /** Inserts a running key unless one exists (scope, key); answers whether this insert made it. */
 export async function insertClaim(db: Executor, claim: NewClaim): Promise<boolean> {
   const rows = await db(TABLE)
-    .insert({
-      scope: claim.scope,
-      key: claim.key,
-      fingerprint: claim.fingerprint,
-      method: claim.method,
-      path: claim.path,
-      state: 'running',
-      token: claim.token,
-      status: null,
-      response_body: null,
-      locked_at_ms: claim.nowMs,
-      expires_at_ms: claim.expiresAtMs,
-      created_at: toDbTime(new Date(claim.nowMs)),
-    })
+    .insert({ scope: claim.scope, key: claim.key, ...runningRow(claim) })
     .onConflict(['scope', 'key'])
     .ignore()
     .returning('token');
@@ -52,20 +53,7 @@ export async function insertClaim(db: Executor, claim: NewClaim): Promise<boolea
 
 /** Takes over a stale key (expired, or running past its lock) only if nobody else did since `seenToken` was read. */
 export async function retakeClaim(db: Executor, seenToken: string, claim: NewClaim): Promise<boolean> {
-  const count = await db(TABLE)
-    .where({ scope: claim.scope, key: claim.key, token: seenToken })
-    .update({
-      fingerprint: claim.fingerprint,
-      method: claim.method,
-      path: claim.path,
-      state: 'running',
-      token: claim.token,
-      status: null,
-      response_body: null,
-      locked_at_ms: claim.nowMs,
-      expires_at_ms: claim.expiresAtMs,
-      created_at: toDbTime(new Date(claim.nowMs)),
-    });
+  const count = await db(TABLE).where({ scope: claim.scope, key: claim.key, token: seenToken }).update(runningRow(claim));
   return count === 1;
 }
 

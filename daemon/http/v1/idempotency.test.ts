@@ -78,6 +78,31 @@ describe('Idempotency-Key on /v1 writes', () => {
     expect(await productsNamed('Replayed ebook')).toHaveLength(1);
   });
 
+  it('does not count Polar-Version in the match: a retry with the same key and body in another version is the same request, replayed', async () => {
+    const key = uniqueKey('version');
+    const body = { name: 'Versioned ebook', prices: [{ amount_type: 'fixed', price_amount: 700, price_currency: 'usd' }] };
+    const send = (version: string | undefined) =>
+      fetch(`${daemon.url}/v1/products/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, ...(version ? { 'polar-version': version } : {}) },
+        body: JSON.stringify(body),
+      });
+    const first = await send('2026-04');
+    expect(first.status).toBe(201);
+    const created = await first.json();
+    for (const version of ['2026-10', undefined]) {
+      const again = await send(version);
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      // The first answer, as it was written.
+      expect(await again.json()).toEqual(created);
+    }
+    expect(await productsNamed('Versioned ebook')).toHaveLength(1);
+    // A version tilld does not serve is refused before the key is looked at: the key keeps its first answer.
+    expect((await send('2027-01')).status).toBe(404);
+    expect((await findRecord(daemon.db, `organization:${organizationId}`, key))?.status).toBe(201);
+  });
+
   it('refuses the same key with another body, method or path with a 422 and runs nothing', async () => {
     const key = uniqueKey('reuse');
     expect((await keyed(token, key, 'POST', '/products/', { name: 'Reuse one', prices: [{ amount_type: 'free' }] })).status).toBe(201);

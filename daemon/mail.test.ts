@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { main } from './main.js';
 import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
 import { newUser } from './pages/testing.js';
+import { signUp, uniqueEmail } from './testing/auth-client.js';
+import { createOrganization } from './testing/v1.js';
 
 let daemon: TestDaemon;
 
@@ -59,6 +61,39 @@ describe('mail without an SMTP server', () => {
     const text = await tilldOutput(['mail', 'list', '--to', user.email], databaseEnv());
     expect(text.out).toContain(`to ${user.email}`);
     expect(text.out).toContain('Subject: Verify your email address for Till');
+  });
+
+  it('logs a reset link only for an address that has an account: one typed for no account logs no link', async () => {
+    const owner = await signUp(daemon.url);
+    const requestReset = (email: string) =>
+      fetch(`${daemon.url}/api/auth/request-password-reset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: daemon.url },
+        body: JSON.stringify({ email, redirectTo: '/reset-password' }),
+      });
+    const stranger = uniqueEmail('nobody');
+    expect((await requestReset(stranger)).status).toBe(200);
+    expect((await requestReset(owner.user.email)).status).toBe(200);
+    // The owner's link is logged (it is how a local install gets it); the two requests answer alike.
+    await expect.poll(() => daemon.logs.some((line) => String((line.mail as { text?: string } | undefined)?.text ?? '').includes('/reset-password?token='))).toBe(true);
+    const logged = JSON.stringify(daemon.logs);
+    expect(logged).not.toContain(stranger);
+    const resetLines = daemon.logs.filter((line) => (line.mail as { subject?: string } | undefined)?.subject?.startsWith('Reset'));
+    expect(resetLines.map((line) => (line.mail as { to: string }).to)).toEqual([owner.user.email]);
+
+    // An invitation goes to an address no account has: kept in the outbox, logged without its text (debug only).
+    const organizationId = await createOrganization(owner, 'Mail Org');
+    const invitee = uniqueEmail('invitee');
+    const invited = await owner.client.post('/organization/invite-member', { email: invitee, role: 'member', organizationId });
+    expect(invited.status).toBe(200);
+    await expect.poll(() => daemon.logs.some((line) => (line.mail as { to?: string } | undefined)?.to === invitee)).toBe(true);
+    const inviteLines = daemon.logs.filter((line) => (line.mail as { to?: string } | undefined)?.to === invitee);
+    expect(inviteLines).toHaveLength(1);
+    expect(inviteLines[0]).toMatchObject({ level: 30, mail: { to: invitee } });
+    expect(inviteLines[0]!.mail).not.toHaveProperty('text');
+    expect(JSON.stringify(daemon.logs)).not.toContain('/invitations/');
+    const listed = await tilldOutput(['mail', 'list', '--json', '--to', invitee], databaseEnv());
+    expect((JSON.parse(listed.out) as { body: string }[])[0]!.body).toContain('/invitations/');
   });
 
   it('refuses a bad --limit with exit code 2', async () => {

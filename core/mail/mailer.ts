@@ -12,6 +12,7 @@ export interface MailMessage {
 
 /** The slice of the daemon's logger the mailer writes to. */
 export interface MailLog {
+  debug(fields: Record<string, unknown>, message: string): void;
   info(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 }
@@ -33,7 +34,9 @@ export interface Mailer {
    * neither delays nor fails the request that caused the mail; a failure is logged without the body,
    * whose links are credentials). Without SMTP the message goes to the outbox table through `executor`
    * (pass the open transaction when there is one) and its text, links included, to the log at info
-   * level: on a local install that is how the user gets the link.
+   * level when an account has the recipient's address: on a local install that is how the user gets the link.
+   * A mail to an address no account has (an invitation) logs its text at debug only, so no address typed
+   * into a form puts a link in the info log.
    */
   send(message: MailMessage, executor?: Executor): Promise<void>;
   /** Resolves once every background hand-over has finished (tests, shutdown). */
@@ -47,11 +50,24 @@ export function createMailer(db: Executor, settings: MailSettings, log?: MailLog
     transport: 'outbox',
     async send(message, executor = db) {
       await recordOutboxMail(executor, message, new Date());
-      log?.info({ component: 'mail', mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail kept in the local outbox (no TILL_SMTP_URL)');
+      if (!log) return;
+      const mail = { to: message.to, subject: message.subject };
+      if (await hasAccount(executor, message.to)) {
+        log.info({ component: 'mail', mail: { ...mail, text: message.text } }, 'mail kept in the local outbox (no TILL_SMTP_URL)');
+      } else {
+        log.info({ component: 'mail', mail }, 'mail kept in the local outbox (no TILL_SMTP_URL); no account has this address, so its text is logged at debug only');
+        log.debug({ component: 'mail', mail: { ...mail, text: message.text } }, 'text of the mail kept in the local outbox');
+      }
     },
     idle: async () => {},
     close: () => {},
   };
+}
+
+/** Whether an account has this address (Better Auth keeps emails lower-cased). */
+async function hasAccount(executor: Executor, address: string): Promise<boolean> {
+  const row = await executor('user').select('id').where({ email: address.toLowerCase() }).first();
+  return Boolean(row);
 }
 
 function smtpMailer(url: string, from: string, log?: MailLog): Mailer {

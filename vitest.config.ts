@@ -53,6 +53,7 @@ const DATABASE_FREE = [
   'cli/ui/tui/App.test.tsx',
   'cli/ui/tui/SignIn.test.tsx',
   'cli/ui/tui/event-store.test.ts',
+  'cli/ui/tui/key-chunks.test.ts',
   'cli/ui/tui/tabs/ResourceTab.test.tsx',
   'cli/ui/tui/tabs/meters.test.tsx',
   'cli/ui/tui/tabs/resend.test.tsx',

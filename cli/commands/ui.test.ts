@@ -23,7 +23,7 @@ async function openUi(name: string, env: Record<string, string>, args = ['ui']) 
   await tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', `${command}; echo "[exit $?]"; sleep 600`);
   const screen = async () => (await tmux('capture-pane', '-p', '-t', name)).stdout;
   const showing = async (text: string | RegExp) => {
-    await expect.poll(screen, { timeout: 15_000, interval: 50 }).toMatch(text);
+    await expect.poll(screen, { timeout: 60_000, interval: 50 }).toMatch(text);
     return screen();
   };
   const keys = (...keys: string[]) => tmux('send-keys', '-t', name, ...keys);
@@ -56,14 +56,14 @@ describe('till ui', () => {
     expect(screen).toMatch(/one-time code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
     await ui.keys('q');
     await ui.showing('[exit 0]');
-  });
+  }, 120_000);
 
   it('opens for `till` alone on a terminal, and quits on q', async () => {
     const ui = await openUi('bare', acme.env, []);
     await ui.showing('● live');
     await ui.keys('q');
     await ui.showing('[exit 0]');
-  });
+  }, 120_000);
 
   it('signs in inside the app, follows live events, filters and inspects them, creates a discount and refunds an order, in a real terminal against a real daemon', async () => {
     // Not signed in: the device-code sign-in of `till login`, inside the app.
@@ -84,9 +84,11 @@ describe('till ui', () => {
     expect(created.status).toBe(201);
     await ui.showing(/customer\.created/);
 
+    // Each key waits for the screen that it is meant for: on a loaded machine a key sent early lands elsewhere.
     await ui.keys('/');
     await ui.showing('filter (type or text)');
     await ui.keys('-l', 'customer.created');
+    await ui.showing('filter (type or text): customer.created');
     await ui.keys('Enter');
     await ui.showing('filter “customer.created” (1)');
     await ui.keys('Enter');
@@ -99,8 +101,11 @@ describe('till ui', () => {
     await ui.keys('n');
     await ui.showing('New discount');
     await ui.keys('-l', 'Terminal ten');
+    await ui.showing(/› Name\s+Terminal ten/);
     await ui.keys('Down');
+    await ui.showing(/› Amount/);
     await ui.keys('-l', '10%');
+    await ui.showing(/› Amount\s+10%/);
     await ui.keys('C-s');
     await ui.showing('Create discount “Terminal ten”: 10% off, once');
     await ui.keys('y');
@@ -130,5 +135,6 @@ describe('till ui', () => {
     const whoami = await till(['whoami', '--json'], { TILL_SERVER: daemon.url, TILL_CONFIG_DIR: configDir });
     expect(whoami.exitCode, whoami.stderr).toBe(0);
     expect(JSON.parse(whoami.stdout).user.email).toBe(acme.user.user.email);
-  });
+    // A generous bound for a machine under load: every step above waits for its screen, none for a fixed time.
+  }, 300_000);
 });

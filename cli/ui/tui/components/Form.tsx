@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { useKeys } from '../keys.js';
 import { useRef, useState } from 'react';
+import { printable } from '../key-chunks.js';
 import { useTheme } from '../theme.js';
 
 export interface FormField {
@@ -27,7 +28,7 @@ export interface FormProps {
 /** Fields one per line: ↑/↓ or Tab moves, type to edit, ←/→ change a choice, Enter on the last field (or Ctrl-S) submits, Esc cancels. */
 export function Form({ title, fields, onSubmit, onCancel, error, focusLast }: FormProps) {
   const theme = useTheme();
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.name, f.initial ?? f.choices?.[0] ?? ''])));
+  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.name, printable(f.initial ?? f.choices?.[0] ?? '')])));
   const [focus, setFocus] = useState(focusLast ? fields.length - 1 : 0);
   const [localError, setLocalError] = useState<string | undefined>();
   // Keys can arrive faster than renders (a paste, a busy machine): each key works on what the previous one left,
@@ -68,7 +69,7 @@ export function Form({ title, fields, onSubmit, onCancel, error, focusLast }: Fo
     }
     if (key.backspace || key.delete) return set(current.slice(0, -1));
     if (key.ctrl || key.meta || key.leftArrow || key.rightArrow) return;
-    if (input) set(current + input.replace(/[\r\n]/g, ''));
+    if (input) set(current + printable(input));
   });
 
   const shown = error ?? localError;

@@ -1,6 +1,7 @@
 import { Text } from 'ink';
 import { useKeys } from '../keys.js';
 import { useRef, useState } from 'react';
+import { printable } from '../key-chunks.js';
 import { useTheme } from '../theme.js';
 
 export interface TextFieldProps {
@@ -35,13 +36,12 @@ export function TextField({ label, initial = '', onChange, onSubmit, onCancel, i
         return;
       }
       if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
-      if (input) {
-        // Pasted or fast-typed text can come in one chunk with the Enter that ends it.
-        const end = input.search(/[\r\n]/);
-        const next = value + (end >= 0 ? input.slice(0, end) : input);
+      // Keys that came together arrive here one by one (KeysProvider); control characters are never kept.
+      const text = printable(input);
+      if (text) {
+        const next = value + text;
         setValue(next);
         onChange?.(next);
-        if (end >= 0) onSubmit(next);
       }
     },
     { isActive },

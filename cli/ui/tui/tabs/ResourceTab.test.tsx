@@ -155,6 +155,22 @@ describe('the Discounts tab', () => {
     expect(posts).toHaveLength(2);
     expect(posts[1]).toEqual({ method: 'POST', path: '/v1/discounts/', body: { name: 'Launch', organization_id: 'org_A', type: 'percentage', basis_points: 1000, duration: 'forever', code: 'LAUNCH10' } });
   });
+  it('takes keys that arrive in one read (a paste, key repeat, SSH, a loaded machine) as the keys they are, and sends no control character', async () => {
+    const fake = store();
+    const app = open(fake);
+    await app.press('3');
+    await app.showing('No discounts yet');
+    // One read each: the key that opens the form with the text after it; Backspace runs inside text; Ctrl-S after text.
+    await app.press('nLaunch!!!\u007F\u007F\u007F');
+    await app.showing(/Name\s+Launch\s/);
+    await app.press(`${KEY.down}10%%\b\u0013`);
+    await app.showing('Create discount “Launch”: 10% off, once');
+    await app.press('y');
+    await app.showing('✓ Created discount “Launch”.');
+    const posts = writes(fake.sent);
+    expect(posts).toEqual([{ method: 'POST', path: '/v1/discounts/', body: expect.objectContaining({ name: 'Launch', basis_points: 1000 }) }]);
+    expect(JSON.stringify(posts)).not.toMatch(/\\u00[01]|\\u007f/i);
+  });
 });
 
 describe('the Refunds tab', () => {

@@ -103,9 +103,9 @@ describe('till ui', () => {
     await ui.keys('-l', 'Terminal ten');
     await ui.showing(/› Name\s+Terminal ten/);
     await ui.keys('Down');
-    await ui.showing(/› Amount/);
+    await ui.showing(/› Amount off/);
     await ui.keys('-l', '10%');
-    await ui.showing(/› Amount\s+10%/);
+    await ui.showing(/› Amount off\s+10%/);
     await ui.keys('C-s');
     await ui.showing('Create discount “Terminal ten”: 10% off, once');
     await ui.keys('y');

@@ -36,3 +36,10 @@ describe('printable', () => {
     expect(printable('La\x7f\x7fun\x00ch\r\n\t\x1b\x9b é😀')).toBe('Launch é😀');
   });
 });
+
+describe('the key dispatcher', () => {
+  it("commits each key's render before the next key, through the renderer ink itself uses", async () => {
+    const { keysFlushRenders } = await import('./keys.js');
+    expect(keysFlushRenders()).toBe(true);
+  });
+});

@@ -1,5 +1,8 @@
 import { useInput, type Key } from 'ink';
 import { createContext, useCallback, useContext, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { splitKeys } from './key-chunks.js';
 
 type Entry = { handler: (input: string, key: Key) => void; active: boolean };
@@ -7,33 +10,49 @@ type Entry = { handler: (input: string, key: Key) => void; active: boolean };
 const KeysContext = createContext<Set<Entry> | undefined>(undefined);
 
 /**
+ * React work that a key causes is rendered by ink asynchronously (its root runs on React's scheduler), so a key
+ * handled right after another could reach the view from before the first one's change: the 'L' after the 'n' that
+ * opens a form went to the list. Ink keeps its renderer to itself; its flushSync (react-reconciler's
+ * flushSyncFromReconciler) is reached through the module that creates it, which is the instance ink renders with.
+ * Without it (another ink layout), keys are still dispatched one by one, only without that guarantee.
+ */
+type Flush = (work: () => void) => void;
+let flushesRenders = false;
+const flushSync: Flush = await (async () => {
+  try {
+    const inkEntry = createRequire(import.meta.url).resolve('ink');
+    const reconciler = (await import(pathToFileURL(join(dirname(inkEntry), 'reconciler.js')).href)).default as { flushSyncFromReconciler?: Flush };
+    if (typeof reconciler?.flushSyncFromReconciler === 'function') {
+      flushesRenders = true;
+      return (work: () => void) => reconciler.flushSyncFromReconciler!(work);
+    }
+  } catch {
+    // fall through to the plain call
+  }
+  return (work: () => void) => work();
+})();
+
+/** Whether each key's render is committed before the next key (ink's renderer was found): a test checks it. */
+export const keysFlushRenders = (): boolean => flushesRenders;
+
+/**
  * One ink input subscription for the whole app, dispatching each key to the handlers of the components shown.
- * Handlers register during the commit (a layout effect) and are read at key time, so a form that has just
- * opened gets the very next key — ink's own useInput subscribes only after the render's passive effects,
- * and keys typed in between went to the view that was there before. Keys that arrived together are split
- * (key-chunks.ts) before any handler sees them.
+ * Handlers register during the commit (a layout effect) and are read at key time. Each key is handled and its
+ * render committed (flushSync) before the next one is dispatched, so a form that a key opens gets the very next
+ * key, whether it came in the same read or the next. Keys that arrived together (key repeat, a paste, SSH, a
+ * loaded machine) are split into the keys they are (key-chunks.ts) before any handler sees them.
  */
 export function KeysProvider({ children }: { children: ReactNode }) {
   const entries = useRef(new Set<Entry>()).current;
-  const queue = useRef<[string, Key][]>([]).current;
-  const draining = useRef(false);
   const dispatch = useCallback(
     (chunk: string, chunkKey: Key) => {
-      queue.push(...splitKeys(chunk, chunkKey));
-      if (draining.current) return;
-      // One key per turn of the event loop: React commits what a key changed (a form it opened registers its
-      // handler) before the next key of the same read is handled, exactly as if the keys had come one by one.
-      const drain = () => {
-        const next = queue.shift();
-        if (!next) return void (draining.current = false);
-        draining.current = true;
-        for (const entry of [...entries]) if (entry.active && entries.has(entry)) entry.handler(next[0], next[1]);
-        if (queue.length) setImmediate(drain);
-        else draining.current = false;
-      };
-      drain();
+      for (const [input, key] of splitKeys(chunk, chunkKey)) {
+        flushSync(() => {
+          for (const entry of [...entries]) if (entry.active && entries.has(entry)) entry.handler(input, key);
+        });
+      }
     },
-    [entries, queue],
+    [entries],
   );
   useInput(dispatch);
   return <KeysContext.Provider value={entries}>{children}</KeysContext.Provider>;

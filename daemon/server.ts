@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createDatabase, type Database } from '../core/db/database.js';
+import { createDatabase, dialectOf, type Database } from '../core/db/database.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
@@ -12,7 +12,7 @@ import { tillVersion } from '../core/version.js';
 import { systemClock } from '../core/clock.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
 import { createStripeIntegration } from '../core/payments/stripe/integration.js';
-import { startJobRunner } from '../core/jobs/jobs.js';
+import { releaseAllJobClaims, startJobRunner } from '../core/jobs/jobs.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
 import { startWebhookWorker } from './webhooks/worker.js';
@@ -79,6 +79,10 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   eventHub(db, config.listen);
   server.on('request', app);
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
+  if (dialectOf(db) === 'sqlite') {
+    const released = await releaseAllJobClaims(db);
+    if (released) logger.info({ component: 'jobs', released }, 'released job claims left by the previous run');
+  }
   const jobs = startJobRunner(
     { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },

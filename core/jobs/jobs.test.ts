@@ -7,7 +7,7 @@ import type { PaymentProcessor } from '../payments/processor.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { advanceOrganizationClock, setSandbox } from './advance.js';
 import { clockState, organizationClock } from './clock.js';
-import { findJob, listJobs, runDueJobs, scheduleJob, type Job, type JobHandlers } from './jobs.js';
+import { claimDueJob, findJob, JOB_LEASE_MS, listJobs, releaseAllJobClaims, runClaimedJob, runDueJobs, scheduleJob, type Job, type JobHandlers } from './jobs.js';
 import { applyClockStep } from './step.js';
 import { addInterval } from '../billing/shared/time.js';
 
@@ -129,6 +129,39 @@ describe('jobs', () => {
     }
     expect(runs.size).toBe(40);
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('job claims', () => {
+  it('lets another worker take over a job whose worker died once the lease lapses, or at once after releaseAllJobClaims', async () => {
+    const organizationId = await newOrganization();
+    const subjectId = `${organizationId}-orphan`;
+    await scheduleJob(database.db, { organizationId, kind: 'test.orphan', subjectId, runAt: new Date(START.getTime() - 1000) });
+    const mine = (claimed: Awaited<ReturnType<typeof claimDueJob>>) => claimed?.job.subjectId === subjectId;
+    // A worker claims it and dies (never runs it, never releases it).
+    expect(mine(await claimDueJob(database.db, START.getTime(), { organizationId }))).toBe(true);
+    expect(await claimDueJob(database.db, START.getTime() + JOB_LEASE_MS - 1, { organizationId })).toBeUndefined();
+    expect(mine(await claimDueJob(database.db, START.getTime() + JOB_LEASE_MS + 1, { organizationId }))).toBe(true);
+    // A SQLite daemon starting up frees what its killed predecessor held.
+    expect(await releaseAllJobClaims(database.db)).toBeGreaterThanOrEqual(1);
+    expect(mine(await claimDueJob(database.db, START.getTime() + JOB_LEASE_MS + 2, { organizationId }))).toBe(true);
+  });
+
+  it('renews the claim of a job while its handler is still working', { timeout: 60_000 }, async () => {
+    const organizationId = await newOrganization();
+    const subjectId = `${organizationId}-slow`;
+    await scheduleJob(database.db, { organizationId, kind: 'test.slow', subjectId, runAt: new Date(START.getTime() - 1000) });
+    const claimed = (await claimDueJob(database.db, START.getTime(), { organizationId }))!;
+    const leaseOf = async () => Number((await database.db('jobs').where({ kind: 'test.slow', subject_id: subjectId }).first()).locked_until_ms);
+    const first = await leaseOf();
+    // The handler returns only once it sees its claim pushed further out.
+    const handlers: JobHandlers = {
+      'test.slow': async () => {
+        while ((await leaseOf()) <= first) await new Promise((resolve) => setTimeout(resolve, 100));
+      },
+    };
+    expect(await runClaimedJob({ db: database.db, payments: unusedPayments, baseUrl: 'http://till.test', handlers }, claimed, fixedClock(START))).toBe('done');
+    expect(await findJob(database.db, 'test.slow', subjectId)).toBeUndefined();
   });
 });
 

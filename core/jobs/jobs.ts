@@ -37,8 +37,13 @@ export interface JobContext {
 export type JobHandler = (context: JobContext, job: Job) => Promise<void>;
 export type JobHandlers = Readonly<Record<string, JobHandler>>;
 
-/** How long a claimed job stays claimed before another worker may take it over (a worker died mid-job). */
-export const JOB_LEASE_MS = 5 * 60 * 1000;
+/**
+ * How long a claim holds before another worker may take the job over (its worker died mid-job: a killed daemon,
+ * a lost host). Short, so that a payment's settle job claimed by a daemon killed mid-call is not stuck for long;
+ * a worker still running the job renews its claim every JOB_LEASE_RENEW_MS (a processor call may take a while).
+ */
+export const JOB_LEASE_MS = 15_000;
+export const JOB_LEASE_RENEW_MS = 5_000;
 
 /** Retry delay after a handler throws: 30 s doubling per attempt, at most an hour. */
 export const retryDelayMs = (attempts: number) => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 60 * 60 * 1000);
@@ -144,6 +149,14 @@ export async function claimDueJob(
   return { job: toJob(row), token, offsetMs };
 }
 
+/**
+ * Releases every claim: on SQLite one daemon owns the file, so a claim found at start was left by a previous run
+ * that was killed mid-job, and its job is due again at once instead of when the lease runs out. Answers how many.
+ */
+export async function releaseAllJobClaims(db: Executor): Promise<number> {
+  return db(TABLE).whereNotNull('locked_by').update({ locked_by: null, locked_until_ms: null });
+}
+
 /** Runs a claimed job, then removes it, or on failure releases it for a later retry. */
 export async function runClaimedJob(
   deps: { db: Database; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
@@ -153,6 +166,14 @@ export async function runClaimedJob(
   const { db, handlers } = deps;
   const { job, token } = claimed;
   const handler = handlers[job.kind];
+  // While the handler runs, the claim moves on with real time (relative to the claim's own clock: tests' clocks stand still).
+  const renewal = setInterval(() => {
+    db(TABLE)
+      .where({ id: job.id, locked_by: token })
+      .update({ locked_until_ms: db.raw('locked_until_ms + ?', [JOB_LEASE_RENEW_MS]) })
+      .catch(() => undefined);
+  }, JOB_LEASE_RENEW_MS);
+  renewal.unref();
   try {
     if (!handler) throw new Error(`No handler for jobs of kind ${job.kind}`);
     // Each organization's jobs go through its own processor: the sandbox, or Stripe (core/payments/select.ts).
@@ -173,6 +194,8 @@ export async function runClaimedJob(
         last_error: error instanceof Error ? error.message.slice(0, 1000) : String(error).slice(0, 1000),
       });
     return 'failed';
+  } finally {
+    clearInterval(renewal);
   }
 }
 

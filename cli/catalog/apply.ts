@@ -3,8 +3,8 @@ import type { ApiObject, Kind } from './model.js';
 import { canonical, matchPrices, type Plan, type Step } from './plan.js';
 import { serverPrice } from './model.js';
 
-/** How `apply` reaches the API: one write, sent with the step's idempotency key. */
-export type Send = (method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, idempotencyKey: string) => Promise<ApiObject | null>;
+/** How `apply` reaches the API: one write, sent with the step's idempotency key, or a read (GET, no key). */
+export type Send = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, idempotencyKey?: string) => Promise<ApiObject | null>;
 
 export interface AppliedStep {
   step: Step;
@@ -49,11 +49,12 @@ export async function applyPlan(plan: Plan, keys: { kind: Kind; key: string; obj
   const keyOf = (kind: Kind, id: string) => [...ids].find(([name, value]) => value === id && name.startsWith(`${kind}:`))?.[0].slice(kind.length + 1) ?? id;
   const write = (step: Step, label: string, method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown) =>
     send(method, path, body, idempotencyKey(plan.organizationId, step, label, body));
+  const read = (path: string) => send('GET', path, undefined);
   const done: AppliedStep[] = [];
   for (const step of plan.steps) {
     try {
-      const id = await runStep(step, { organizationId: plan.organizationId, idOf, keyOf, write });
-      if (step.kind !== 'organization' && step.action !== 'archive') {
+      const id = await runStep(step, { organizationId: plan.organizationId, idOf, keyOf, write, read });
+      if (step.kind !== 'organization' && step.action !== 'archive' && step.action !== 'migrate') {
         ids.set(`${step.kind}:${step.key}`, id);
         await write(step, 'bind', 'POST', '/v1/catalog/keys', { organization_id: plan.organizationId, kind: step.kind, key: step.key, object_id: id });
       }
@@ -78,6 +79,7 @@ interface StepContext {
   /** An id read back as its key (a current price's meter), or the id itself. */
   keyOf(kind: Kind, id: string): string;
   write(step: Step, label: string, method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown): Promise<ApiObject | null>;
+  read(path: string): Promise<ApiObject | null>;
 }
 
 async function runStep(step: Step, context: StepContext): Promise<string> {
@@ -91,6 +93,10 @@ async function runStep(step: Step, context: StepContext): Promise<string> {
   if (step.action === 'archive') {
     const change = step.changes[0];
     await write(step, 'archive', 'PATCH', `${base}/${step.id}`, { [change.field === 'is_archived' ? 'is_archived' : change.field]: change.to });
+    return step.id!;
+  }
+  if (step.action === 'migrate') {
+    await migrateSubscriptions(step, context);
     return step.id!;
   }
   const fields = step.entry!.fields;
@@ -119,6 +125,23 @@ async function runStep(step: Step, context: StepContext): Promise<string> {
   await write(step, 'update', 'PATCH', `${base}/${id}`, update);
   await afterWrite(step, id, fields, context);
   return id;
+}
+
+/**
+ * Moves each subscription of the step onto the product's current fixed price in its currency, read now (the
+ * product's update before it may have just made that price). The price is in the body, so its idempotency key
+ * is that of this move only; a subscription already on the price is answered unchanged.
+ */
+async function migrateSubscriptions(step: Step, context: StepContext) {
+  const product = await context.read(`/v1/products/${step.id}`);
+  const prices = ((product?.prices as ApiObject[]) ?? []).filter((price) => !price.is_archived && price.amount_type === 'fixed');
+  const behavior = step.entry?.migrate?.prorationBehavior ?? null;
+  for (const subscription of step.subscriptions ?? []) {
+    const price = prices.find((candidate) => candidate.price_currency === subscription.currency);
+    if (!price) throw new Error(`Product ${step.key} has no fixed price in ${subscription.currency} to move subscription ${subscription.id} onto`);
+    const body = { subscription_id: subscription.id, price_id: String(price.id), ...(behavior ? { proration_behavior: behavior } : {}) };
+    await context.write(step, 'migrate', 'POST', '/v1/catalog/price-migrations', body);
+  }
 }
 
 /** What follows the main write: a product's benefits (their own endpoint), a webhook created disabled. */

@@ -25,6 +25,8 @@ export interface Entry {
   kind: Kind;
   key: string;
   fields: Record<string, unknown>;
+  /** A product's subscriptions follow its current price (`migrate_subscriptions`): not a field of the object, never compared or pulled. */
+  migrate?: { prorationBehavior: 'invoice' | 'prorate' | null };
 }
 
 export type ApiObject = Record<string, unknown>;
@@ -62,7 +64,10 @@ export function fileEntries(file: CatalogFile): Entry[] {
   for (const meter of file.meters) add('meter', meter.key, meterFields(meter));
   for (const field of file.custom_fields) add('custom_field', field.key, { type: field.type, slug: field.slug, name: field.name, properties: field.properties, metadata: field.metadata });
   for (const benefit of file.benefits) add('benefit', benefit.key, benefitFields(benefit));
-  for (const product of file.products) add('product', product.key, productFields(product));
+  for (const product of file.products) {
+    add('product', product.key, productFields(product));
+    if (product.migrate_subscriptions) entries[entries.length - 1].migrate = { prorationBehavior: product.migration_proration_behavior };
+  }
   for (const discount of file.discounts) add('discount', discount.key, discountFields(discount));
   for (const webhook of file.webhooks) add('webhook', webhook.key, webhookFields(webhook));
   for (const rate of file.tax_rates) add('tax_rate', rate.key, { country: rate.country, state: rate.state, basis_points: rate.basis_points });

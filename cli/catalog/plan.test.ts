@@ -90,6 +90,23 @@ describe('buildPlan', () => {
     ]);
   });
 
+  it('moves subscriptions off a dropped price only when the file says migrate_subscriptions, and not those in a currency it has no fixed price in', () => {
+    const onOld = { id: 's1', currency: 'usd', prices: [{ id: 'p1', amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }] };
+    const inEuro = { id: 's2', currency: 'eur', prices: [{ id: 'p9', amount_type: 'fixed', price_amount: 1400, price_currency: 'eur', is_archived: true }] };
+    const withSubscriptions = state({ subscriptions: { [productId]: [onOld, inEuro] } });
+    expect(buildPlan([proEntry(1900)], undefined, withSubscriptions, { prune: false, now }).steps.map((step) => step.action)).toEqual(['update']);
+
+    const migrating = { ...proEntry(1900), migrate: { prorationBehavior: null } };
+    const steps = buildPlan([migrating], undefined, withSubscriptions, { prune: false, now }).steps;
+    expect(steps.map((step) => step.action)).toEqual(['update', 'migrate']);
+    expect(steps[1]).toMatchObject({ kind: 'product', key: 'pro', id: productId, subscriptions: [{ id: 's1', currency: 'usd' }] });
+    expect(steps[1].changes).toEqual([
+      { field: 'subscription s1', from: { amount_type: 'fixed', price_amount: 1500, price_currency: 'usd', tax_behavior: null }, to: { amount_type: 'fixed', price_amount: 1900, price_currency: 'usd', tax_behavior: null } },
+    ]);
+    // Subscriptions on the price the file keeps stay where they are: nothing to do.
+    expect(buildPlan([{ ...proEntry(1500), migrate: { prorationBehavior: null } }], undefined, withSubscriptions, { prune: false, now }).steps).toEqual([]);
+  });
+
   it('derives the same idempotency key for the same step and body, another for another body', () => {
     const [step] = buildPlan([proEntry(1500)], undefined, state({ keys: [] }), { prune: false, now }).steps;
     expect(idempotencyKey('org', step, 'create', { a: 1, b: 2 })).toBe(idempotencyKey('org', step, 'create', { b: 2, a: 1 }));

@@ -1,4 +1,4 @@
-import { KINDS, organizationFields, serverFields, type ApiObject, type Entry, type Kind, type Refs } from './model.js';
+import { KINDS, organizationFields, serverFields, serverPrice, type ApiObject, type Entry, type Kind, type Refs } from './model.js';
 
 /*
  * The plan: what `till apply` would do to make the organization match the file, field by field. Pure: it
@@ -11,7 +11,7 @@ export interface Change {
   to?: unknown;
 }
 
-export type Action = 'create' | 'update' | 'replace' | 'archive';
+export type Action = 'create' | 'update' | 'replace' | 'archive' | 'migrate';
 
 export interface Step {
   action: Action;
@@ -24,6 +24,8 @@ export interface Step {
   entry?: Entry;
   /** The object as the organization has it (updates, replacements). */
   current?: ApiObject;
+  /** A migration's subscriptions: each moves onto the product's current fixed price in its currency. */
+  subscriptions?: { id: string; currency: string }[];
 }
 
 /** An object of the organization the plan leaves as it is though the file does not name it. */
@@ -47,6 +49,8 @@ export interface OrganizationState {
   /** Live objects of each kind, plus archived ones a key still names. */
   objects: Record<Kind, ApiObject[]>;
   keys: { kind: Kind; key: string; object_id: string }[];
+  /** Live subscriptions (active, trialing) by product id, read for the products whose file entry migrates them. */
+  subscriptions?: Record<string, ApiObject[]>;
 }
 
 /** JSON with sorted keys: two values are equal when this is. */
@@ -107,10 +111,13 @@ export function buildPlan(entries: readonly Entry[], organizationSettings: Recor
     if ((entry.kind === 'product' || entry.kind === 'meter') && isArchived(entry.kind, object, options.now)) {
       changes.unshift({ field: 'is_archived', from: true, to: false });
     }
-    if (changes.length === 0) continue;
     // A tax rate is never edited in place: the new rate replaces the old one.
     const action: Action = entry.kind === 'tax_rate' ? 'replace' : 'update';
-    steps.push({ action, kind: entry.kind, key: entry.key, id, changes, entry, current: object });
+    if (changes.length > 0) steps.push({ action, kind: entry.kind, key: entry.key, id, changes, entry, current: object });
+    if (entry.migrate) {
+      const migration = migrationStep(entry, object, state.subscriptions?.[id] ?? [], refs);
+      if (migration) steps.push(migration);
+    }
   }
   const untouched: Untouched[] = [];
   const keyOf = new Map(state.keys.map((binding) => [`${binding.kind}:${binding.object_id}`, binding.key]));
@@ -127,6 +134,34 @@ export function buildPlan(entries: readonly Entry[], organizationSettings: Recor
     }
   }
   return { organizationId, steps, untouched };
+}
+
+/**
+ * The subscriptions of a product to move onto its current price (`migrate_subscriptions`): those whose fixed
+ * price is not one the file keeps, in a currency the file has a fixed price in (the others cannot move and stay).
+ */
+function migrationStep(entry: Entry, object: ApiObject, subscriptions: readonly ApiObject[], refs: Refs): Step | undefined {
+  const live = ((object.prices as ApiObject[]) ?? []).filter((price) => !price.is_archived);
+  const wanted = entry.fields.prices as Record<string, unknown>[];
+  const { kept } = matchPrices(
+    live.map((price) => serverPrice(price, refs)),
+    wanted,
+  );
+  const keptIds = new Set(kept.map((item) => String(live[item.index].id)));
+  const changes: Change[] = [];
+  const moving: { id: string; currency: string }[] = [];
+  for (const subscription of subscriptions) {
+    const prices = (subscription.prices as ApiObject[]) ?? [];
+    const fixed = prices.find((price) => price.amount_type === 'fixed') ?? prices[0];
+    if (!fixed || keptIds.has(String(fixed.id))) continue;
+    const currency = String(subscription.currency ?? fixed.price_currency);
+    const target = wanted.find((price) => price.amount_type === 'fixed' && price.price_currency === currency);
+    if (!target) continue;
+    moving.push({ id: String(subscription.id), currency });
+    changes.push({ field: `subscription ${String(subscription.id)}`, from: serverPrice(fixed, refs), to: target });
+  }
+  if (moving.length === 0) return undefined;
+  return { action: 'migrate', kind: 'product', key: entry.key, id: String(object.id), changes, entry, subscriptions: moving };
 }
 
 function archiveChange(kind: Kind, object: ApiObject, now: Date): Change {

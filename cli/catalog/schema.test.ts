@@ -22,6 +22,12 @@ describe('the catalog file schema', () => {
     expect(file.organization).toBeDefined();
   });
 
+  it('shows fixtures/catalog.example.yaml as the complete example of docs/catalog-as-code.md, to the letter', () => {
+    const docs = readFileSync(join(root, 'docs', 'catalog-as-code.md'), 'utf8');
+    const example = docs.split('## A complete example')[1].split('```yaml\n')[1].split('```')[0];
+    expect(example).toBe(readFileSync(join(root, 'fixtures', 'catalog.example.yaml'), 'utf8'));
+  });
+
   it('refuses a missing environment variable by name, a reference to an undefined key, and a duplicate key', () => {
     expect(() => expandEnvironment('c.yaml', { webhooks: [{ secret: '${env:NOPE}' }] }, {})).toThrow(/NOPE/);
     expect(() => checkCatalog('c.yaml', { products: [{ key: 'pro', name: 'Pro plan', prices: [{ amount_type: 'free' }], benefits: ['ghost'] }] })).toThrow(/"ghost"/);

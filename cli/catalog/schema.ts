@@ -170,6 +170,15 @@ export const Product = z
     benefits: z.array(Ref('benefit')).default([]),
     custom_fields: z.array(z.object({ field: Ref('custom field'), required: z.boolean().default(false) }).strict()).default([]),
     metadata: Metadata,
+    migrate_subscriptions: z
+      .boolean()
+      .default(false)
+      .describe('true: `till apply` moves the product’s subscriptions on an old (archived or changed) price onto its current fixed price in their currency; false: they stay on the price they have'),
+    migration_proration_behavior: z
+      .enum(['invoice', 'prorate'])
+      .nullable()
+      .default(null)
+      .describe('How a migrated subscription’s rest of the period is billed: invoice (charged now) or prorate (on the next renewal); none: the organization’s setting'),
   })
   .strict();
 export type Product = z.infer<typeof Product>;

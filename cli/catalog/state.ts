@@ -42,8 +42,12 @@ export async function catalogOrganization(api: Caller, named: string | undefined
   throw new CliError('ORGANIZATION_REQUIRED', page.items.length === 0 ? 'You belong to no organization.' : 'You belong to several organizations: say which with --org.', EXIT.usage, 'Pass --org ID|SLUG, set TILL_ORG, or run `till orgs use SLUG`.');
 }
 
-/** Reads what a plan compares: the organization, its live objects of every kind, and the keys the file gave. */
-export async function readOrganization(api: Caller, organization: ApiObject): Promise<OrganizationState> {
+/**
+ * Reads what a plan compares: the organization, its live objects of every kind, and the keys the file gave; and
+ * the live subscriptions (active or trialing) of the products named by `migrating` (keys of products whose
+ * subscriptions the file moves onto the current price).
+ */
+export async function readOrganization(api: Caller, organization: ApiObject, migrating: readonly string[] = []): Promise<OrganizationState> {
   const organizationId = String(organization.id);
   const keys = (await api.request<{ items: { kind: Kind; key: string; object_id: string }[] }>('GET', `/v1/catalog/keys?organization_id=${encodeURIComponent(organizationId)}`)).items;
   const lists = await Promise.all(KINDS.map((kind) => listAll(api, LISTS[kind], organizationId)));
@@ -57,5 +61,10 @@ export async function readOrganization(api: Caller, organization: ApiObject): Pr
       if (!(error instanceof CliError) || error.exitCode !== EXIT.notFound) throw error;
     }
   }
-  return { organization, objects, keys };
+  const subscriptions: Record<string, ApiObject[]> = {};
+  for (const key of migrating) {
+    const productId = keys.find((binding) => binding.kind === 'product' && binding.key === key)?.object_id;
+    if (productId) subscriptions[productId] = await listAll(api, `/v1/subscriptions?product_id=${encodeURIComponent(productId)}&status=active&status=trialing`, organizationId);
+  }
+  return { organization, objects, keys, subscriptions };
 }

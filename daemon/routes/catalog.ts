@@ -4,6 +4,12 @@ import { CATALOG_KINDS, CatalogKeyBind } from '../../core/catalog/schema.js';
 import type { Scope } from '../../core/billing/shared/scopes.js';
 import { catalogJsonSchema } from '../../cli/catalog/schema.js';
 import { defineRoute, organizationsWith, requireScope, targetOrganization } from '../http/v1/route.js';
+import { findOrganization } from '../../core/billing/organizations/repository.js';
+import { PRORATION_BEHAVIORS } from '../../core/billing/subscriptions/schema.js';
+import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
+import { getSubscription } from '../../core/billing/subscriptions/service.js';
+import { migrateSubscriptionPrice } from '../../core/billing/subscriptions/change-product.js';
+import { access, subscriptionDeps } from './subscriptions.js';
 
 const READ = [...new Set(Object.values(CATALOG_KINDS).flatMap((kind): Scope[] => [kind.read, kind.write]))];
 const WRITE = [...new Set(Object.values(CATALOG_KINDS).map((kind): Scope => kind.write))];
@@ -48,6 +54,25 @@ export const catalogRoutes = [
       const organizationId = targetOrganization(principal, body.organization_id, WRITE);
       requireScope(principal, [CATALOG_KINDS[body.kind].write], organizationId);
       return serializeBinding(await bindCatalogKey(deps.db, deps.clock, organizationId, body));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/catalog/price-migrations',
+    operationId: 'catalog:price-migrations:create',
+    summary: 'Move a subscription onto another price of its product (Till extension; `till apply` with migrate_subscriptions)',
+    tag: 'catalog',
+    scopes: ['subscriptions:write'],
+    body: z.strictObject({
+      subscription_id: z.string().min(1),
+      price_id: z.string().min(1),
+      proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+    }),
+    handler: async ({ principal, body, deps }) => {
+      const subscription = await getSubscription(deps.db, organizationsWith(principal, ['subscriptions:read', 'subscriptions:write']), body.subscription_id);
+      const organization = await findOrganization(deps.db, subscription.subscription.organizationId);
+      const behavior = body.proration_behavior ?? organization?.settings.subscription_settings.proration_behavior ?? 'prorate';
+      return serializeSubscription(await migrateSubscriptionPrice(subscriptionDeps(deps), access(principal), body.subscription_id, body.price_id, behavior), deps.baseUrl);
     },
   }),
 ];

@@ -160,6 +160,40 @@ describe('/v1/subscriptions', () => {
     expect(items.filter((i) => Boolean(i.proration))).toHaveLength(2);
   });
 
+  it('moves a subscription onto another price of its product (POST /v1/catalog/price-migrations), a repeat changing nothing', async () => {
+    const plan = await monthly('Migrating Plan', 1000);
+    const other = await monthly('Other Plan', 2000);
+    const oldPrice = plan.prices[0].id;
+    const id = await subscribe(plan.id, 'migrate@example.com');
+    // A new price, the old one archived: the subscription stays on the old one.
+    const updated = await sdk.products.update({ id: plan.id, productUpdate: { prices: [{ amountType: 'fixed', priceAmount: 1200 }] } as never });
+    const newPrice = updated.prices.find((price) => !price.isArchived)!.id;
+    expect((await sdk.subscriptions.get({ id })).prices.map((price) => price.id)).toEqual([oldPrice]);
+
+    const refuse = async (body: unknown, field: string) => {
+      const res = await v1(owner.token, 'POST', '/catalog/price-migrations', body);
+      expect(res.status).toBe(422);
+      expect((await res.json()).detail[0].loc).toEqual(['body', field]);
+    };
+    await refuse({ subscription_id: id, price_id: other.prices[0].id }, 'price_id');
+    await refuse({ subscription_id: id, price_id: oldPrice.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }, 'price_id');
+    await refuse({ subscription_id: id, price_id: newPrice, proration_behavior: 'sometimes' }, 'proration_behavior');
+    expect((await v1(owner.token, 'POST', '/catalog/price-migrations', { subscription_id: 'nope', price_id: newPrice })).status).toBe(404);
+
+    const moved = await v1(owner.token, 'POST', '/catalog/price-migrations', { subscription_id: id, price_id: newPrice, proration_behavior: 'prorate' });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({ id, product_id: plan.id, amount: 1200, prices: [{ id: newPrice }] });
+    expect(await eventTypes(id)).toContain('subscription.updated');
+    const events = (await eventTypes(id)).length;
+    // Already there: answered as it is, nothing announced.
+    const again = await v1(owner.token, 'POST', '/catalog/price-migrations', { subscription_id: id, price_id: newPrice });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ amount: 1200, prices: [{ id: newPrice }] });
+    expect(await eventTypes(id)).toHaveLength(events);
+    // Back onto an archived price: refused.
+    await refuse({ subscription_id: id, price_id: oldPrice }, 'price_id');
+  });
+
   it('applies a discount from the next renewal and counts its redemption', async () => {
     const plan = await monthly('Discounted', 2000);
     const id = await subscribe(plan.id, 'discount@example.com');

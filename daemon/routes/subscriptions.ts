@@ -18,12 +18,12 @@ const READ = ['subscriptions:read', 'subscriptions:write'] as const;
 const WRITE = ['subscriptions:write'] as const;
 const TAG = 'subscriptions';
 
-const access = (principal: Principal): Access => ({ read: organizationsWith(principal, READ), write: organizationsWith(principal, WRITE) });
+export const access = (principal: Principal): Access => ({ read: organizationsWith(principal, READ), write: organizationsWith(principal, WRITE) });
 const IdParams = z.object({ id: Text.min(1) });
 const Ids = oneOrMany(Text.min(1)).optional();
 const MetadataQuery = z.record(z.string(), z.array(Text));
 
-function subscriptionDeps(deps: V1Deps): SubscriptionDeps {
+export function subscriptionDeps(deps: V1Deps): SubscriptionDeps {
   if (!deps.payments) throw new CoreError('conflict', 'NO_PAYMENT_PROCESSOR', 'No payment processor is configured');
   return { db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments, baseUrl: deps.baseUrl };
 }

@@ -2,7 +2,7 @@ import { CliError, EXIT, isCliError } from '../../errors.js';
 import type { Env, Streams } from '../../output.js';
 import { openSession } from '../../resources/session.js';
 import { canPrompt, openPrompter } from '../../input/prompt.js';
-import { applyPlan, ApplyFailure, type AppliedStep } from '../../catalog/apply.js';
+import { applyPlan, ApplyFailure, type AppliedStep, type Send } from '../../catalog/apply.js';
 import type { ApiObject } from '../../catalog/model.js';
 import { planJson, renderPlan } from '../../catalog/render.js';
 import { planFor, type PlanOptions } from './plan.js';
@@ -28,7 +28,7 @@ export async function apply(file: string, options: ApplyOptions, env: Env, strea
   } else if (!session.out.json) {
     session.out.note(renderPlan(plan, session.out.style.err, { prune: options.prune === true }));
   }
-  const send = (method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, idempotencyKey: string) => session.api.request<ApiObject | null>(method, path, { body, idempotencyKey });
+  const send: Send = (method, path, body, idempotencyKey) => session.api.request<ApiObject | null>(method, path, method === 'GET' ? {} : { body, idempotencyKey });
   try {
     const done = await applyPlan(plan, keys, send, (step) => session.out.note(`${session.out.style.err.green('✓')} ${describe(step)}`));
     session.out.result({ ...planJson(plan), applied: done.map((item) => ({ action: item.step.action, kind: item.step.kind, key: item.step.key, id: item.id })) }, (style) => `${style.green('✓')} Applied ${done.length} change${done.length === 1 ? '' : 's'}.`);

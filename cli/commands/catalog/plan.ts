@@ -18,7 +18,11 @@ export interface PlanOptions {
 export async function planFor(session: Session, path: string, options: PlanOptions): Promise<{ plan: Plan; keys: { kind: never; key: string; object_id: string }[] }> {
   const catalog = await loadCatalog(path, session.env);
   const organization = await catalogOrganization(session.api, await organizationId(session, options.org));
-  const state = await readOrganization(session.api, organization);
+  const state = await readOrganization(
+    session.api,
+    organization,
+    catalog.entries.filter((entry) => entry.migrate).map((entry) => entry.key),
+  );
   const plan = buildPlan(catalog.entries, catalog.file.organization, state, { prune: options.prune === true, now: new Date() });
   return { plan, keys: state.keys as never };
 }

@@ -10,7 +10,7 @@ import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../p
 import { settleIntent } from '../payments/settle.js';
 import { findDiscount } from '../discounts/repository.js';
 import { createOrder } from '../orders/service.js';
-import { findProduct, findProductsByIds, pricesOf } from '../products/repository.js';
+import { findPrice, findProduct, findProductsByIds, pricesOf } from '../products/repository.js';
 import { methodOf } from './charge.js';
 import { orderInput, type Line } from './lines.js';
 import { discountApplies } from './periods.js';
@@ -28,6 +28,7 @@ const unchanged = (planned: Subscription, now: Subscription) =>
   planned.status === now.status &&
   planned.cycle === now.cycle &&
   planned.productId === now.productId &&
+  planned.priceIds.join() === now.priceIds.join() &&
   (planned.modifiedAt?.getTime() ?? 0) === (now.modifiedAt?.getTime() ?? 0);
 
 /** The new product and its price: a live recurring product of the organization, on the same interval, with a fixed price in the currency. */
@@ -42,7 +43,17 @@ async function target(deps: SubscriptionDeps, s: Subscription, productId: string
   }
   const price = (await pricesOf(deps.db, [product.id])).get(product.id)?.find((p) => p.priceCurrency === s.currency && p.amountType === 'fixed');
   if (!price || price.amountType !== 'fixed') throw invalid([issue('product_id', `This product has no fixed price in ${s.currency}.`)]);
-  return { product, price, amount: price.priceAmount };
+  return { product, priceIds: [price.id], amount: price.priceAmount };
+}
+
+/** Where a subscription moves: a product, the prices it will be on (the fixed one first) and the amount of each period. */
+type Target = Awaited<ReturnType<typeof target>>;
+
+/** A subscription the caller may change (to another product or price): not ended, no payment owed. */
+async function changeable(deps: SubscriptionDeps, access: Access, s: Subscription) {
+  if (!access.write.has(s.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this subscription but not change it');
+  if (isTerminal(s.status) || s.status === 'unpaid') throw alreadyCanceled();
+  if (s.status === 'past_due' || s.dunningOrderId !== null) throw locked('A payment is owed on this subscription; it can change product once that is settled.');
 }
 
 /**
@@ -54,13 +65,40 @@ async function target(deps: SubscriptionDeps, s: Subscription, productId: string
 export async function changeProduct(deps: SubscriptionDeps, access: Access, id: string, productId: string, behavior: ProrationBehavior): Promise<SubscriptionView> {
   const s = await findSubscription(deps.db, id, access.read);
   if (!s) throw subscriptionNotFound();
-  if (!access.write.has(s.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this subscription but not change it');
-  if (isTerminal(s.status) || s.status === 'unpaid') throw alreadyCanceled();
-  if (s.status === 'past_due' || s.dunningOrderId !== null) throw locked('A payment is owed on this subscription; it can change product once that is settled.');
-  const { product, price, amount } = await target(deps, s, productId);
+  await changeable(deps, access, s);
+  return move(deps, access, s, await target(deps, s, productId), behavior);
+}
+
+/**
+ * Moves a subscription onto another price of its own product (a catalog's price migration, `till apply` with
+ * `migrate_subscriptions`): a live fixed price in the subscription's currency, with the product's live metered
+ * prices in that currency beside it. The period's rest is prorated as for a change of product. A subscription
+ * already on the price is answered as it is, so a repeat changes nothing.
+ */
+export async function migrateSubscriptionPrice(deps: SubscriptionDeps, access: Access, id: string, priceId: string, behavior: ProrationBehavior): Promise<SubscriptionView> {
+  const s = await findSubscription(deps.db, id, access.read);
+  if (!s) throw subscriptionNotFound();
+  if (s.priceIds[0] === priceId) return (await viewsOf(deps.db, [s]))[0];
+  await changeable(deps, access, s);
+  const price = await findPrice(deps.db, priceId);
+  if (!price || price.organizationId !== s.organizationId || price.productId !== s.productId) throw invalid([issue('price_id', 'No price of the subscription’s product has this id.')]);
+  if (price.isArchived) throw invalid([issue('price_id', 'This price is archived.')]);
+  if (price.amountType !== 'fixed' || price.priceCurrency !== s.currency) throw invalid([issue('price_id', `Subscriptions move only onto a fixed price in their currency (${s.currency}).`)]);
+  const product = await findProduct(deps.db, s.productId, [s.organizationId]);
+  if (!product) throw invalid([issue('price_id', 'The subscription’s product no longer exists.')]);
+  if (product.recurringInterval !== s.recurringInterval || (product.recurringIntervalCount ?? 1) !== s.recurringIntervalCount) {
+    throw invalid([issue('price_id', `The product is no longer billed every ${s.recurringIntervalCount} ${s.recurringInterval}, as the subscription is.`)]);
+  }
+  const metered = ((await pricesOf(deps.db, [product.id])).get(product.id) ?? []).filter((p) => p.amountType === 'metered_unit' && p.priceCurrency === s.currency);
+  return move(deps, access, s, { product, priceIds: [price.id, ...metered.map((p) => p.id)], amount: price.priceAmount }, behavior);
+}
+
+/** Moves a subscription to `to`, prorating the rest of the period (see changeProduct). */
+async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to: Target, behavior: ProrationBehavior): Promise<SubscriptionView> {
+  const { product, priceIds, amount } = to;
   const now = (await organizationClock(deps.db, deps.clock, s.organizationId)).now();
   const [current] = await findProductsByIds(deps.db, [s.productId]);
-  const moved: Subscription = { ...s, productId: product.id, priceIds: [price.id], amount, modifiedAt: now };
+  const moved: Subscription = { ...s, productId: product.id, priceIds, amount, modifiedAt: now };
 
   let lines: Line[] = [];
   if (s.status !== 'trialing') {
@@ -69,7 +107,7 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
       periodEnd: s.currentPeriodEnd,
       now,
       from: { label: current?.name ?? 'previous plan', amount: s.amount, priceId: s.priceIds[0] ?? null },
-      to: { label: product.name, amount, priceId: price.id },
+      to: { label: product.name, amount, priceId: priceIds[0] },
     });
   }
   const net = lines.reduce((sum, line) => sum + line.amount, 0);
@@ -83,7 +121,7 @@ export async function changeProduct(deps: SubscriptionDeps, access: Access, id: 
   if (bill && bill.amounts.totalAmount > 0) return invoiceChange(deps, access, s, moved, bill.input);
 
   const saved = await deps.db.transaction(async (trx) => {
-    const { s: current, clock } = await writable(trx, deps, access, id);
+    const { s: current, clock } = await writable(trx, deps, access, s.id);
     if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
     const next: Subscription = { ...moved, pendingItems: invoiceNow ? s.pendingItems : [...s.pendingItems, ...lines] };
     // Invoiced, but nothing to pay (a full discount): the order is on record, paid.

@@ -60,8 +60,9 @@ describe('a year of commerce scripted with till --json', () => {
     const product = await tillJson(['products', 'create', '--name', 'Declined Pro', '--price', '900:usd:month'], acme.env);
     const checkout = await tillJson(['checkouts', 'create', '--product', product.id, '--customer-email', 'declined@example.com'], acme.env);
     const declined = await till(['checkouts', 'confirm', checkout.id, '--token', 'tok_chargeDeclined', '--country', 'FR', '--json'], acme.env);
-    expect(declined.exitCode).not.toBe(0);
-    expect(JSON.parse(declined.stderr).error.message).toMatch(/declined/i);
+    // docs/cli.md: a declined payment exits 1 (an error, not invalid input: another card pays).
+    expect(declined.exitCode).toBe(1);
+    expect(JSON.parse(declined.stderr).error).toMatchObject({ code: 'CHECKOUT_PAYMENT_DECLINED', message: expect.stringMatching(/declined/i) });
     expect(await tillJson(['checkouts', 'get', checkout.id], acme.env)).toMatchObject({ status: 'open', subscription_id: null });
     expect(await tillJson(['checkouts', 'confirm', checkout.id, '--token', 'tok_visa', '--country', 'FR'], acme.env)).toMatchObject({ status: 'succeeded' });
   });

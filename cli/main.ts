@@ -16,7 +16,7 @@ export async function main(
   try {
     await createProgram({ env, streams, setExitCode: (code) => (exitCode = code) }).parseAsync(argv, { from: 'user' });
   } catch (error) {
-    exitCode = reportFailure(error, createOutput(streams, env, { json: argv.includes('--json') }), env);
+    exitCode = reportFailure(error, createOutput(streams, env, { json: argv.some((arg) => arg === '--json' || arg.startsWith('--json=')) }), env);
   }
   // Let piped output drain before bin/till exits.
   await new Promise<void>((resolve) => streams.stdout.write('', () => resolve()));

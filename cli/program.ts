@@ -1,4 +1,4 @@
-import { Command as Commander } from 'commander';
+import { Argument, Command as Commander } from 'commander';
 import type { Command, CommandContext } from './context.js';
 import { createOutput, type Env, type Streams } from './output.js';
 import { CATALOG_NOUNS } from './resources/catalog.js';
@@ -33,14 +33,14 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     .addHelpText('after', '\nEnvironment: TILL_SERVER, TILL_TOKEN, TILL_ORG, TILL_CONFIG_DIR, NO_COLOR. Exit codes and JSON shapes: docs/cli.md');
 
   const run =
-    <Options extends { json?: boolean }>(load: () => Promise<Command<Options>>) =>
+    <Options extends { json?: boolean | string }>(load: () => Promise<Command<Options>>) =>
     async (options: Options) => {
       const command = await load();
       const context: CommandContext = { env, out: createOutput(streams, env, options) };
       setExitCode((await command(options, context)) ?? 0);
     };
   const server = ['--server <url>', 'tilld URL (default: TILL_SERVER, else the last server signed in to, else http://127.0.0.1:4010)'] as const;
-  const json = ['--json', 'print JSON on stdout (errors as JSON on stderr)'] as const;
+  const json = ['--json [fields]', 'print JSON on stdout (errors as JSON on stderr); --json id,name keeps only those fields'] as const;
 
   program
     .command('login')
@@ -209,6 +209,15 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
     addVerbs(command, { env, streams, setExitCode });
   };
   program.hook('preSubcommand', (_program, command) => withVerbs(command));
+
+  program
+    .command('completion')
+    .description('print a completion script for bash, zsh or fish (commands and flags); see docs/cli.md to install it')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: string) => {
+      const { completionScript, completionTree } = await import('./commands/completion/completion.js');
+      streams.stdout.write(completionScript(shell, completionTree(program, { env, streams, setExitCode })));
+    });
 
   // Commander's own `help <command>` shows a command's help without the hook above, so a noun would show no verbs.
   program

@@ -197,6 +197,8 @@ export function httpFailure(server: string, response: ApiResponse): CliError {
       [typeof requestId === 'string' ? `The server logged it as request ${requestId}.` : undefined, tries(response.attempts)].filter(Boolean).join(' ') || undefined,
     );
   }
+  // A declined payment is not invalid input: the same request with another card (token) succeeds.
+  if (code === 'CHECKOUT_PAYMENT_DECLINED') return new CliError(code, message ?? 'The payment was declined.', EXIT.error);
   if (status === 400 || status === 409 || status === 413 || status === 422) {
     return new CliError(code ?? 'INVALID_INPUT', message ?? `${server} rejected the request (HTTP ${status}).`, EXIT.invalid);
   }

@@ -1,6 +1,7 @@
 import type { Style } from '../output.js';
 import type { Change, Plan, Step } from './plan.js';
 import { SECTION } from './model.js';
+import { count } from '../resources/words.js';
 
 const SIGN: Record<Step['action'], string> = { create: '+', update: '~', replace: '±', archive: '-', migrate: '>' };
 
@@ -27,7 +28,7 @@ export function renderPlan(plan: Plan, style: Style, options: { prune: boolean }
   if (plan.steps.length === 0) lines.push('Nothing to change: the organization matches the file.');
   else lines.push('', `Plan: ${counts.map(([action, n]) => `${n} to ${action}`).join(', ')}.`);
   const left = plan.untouched.filter((item) => item.reason === 'not_in_file');
-  if (left.length > 0 && !options.prune) lines.push(style.dim(`${left.length} object${left.length === 1 ? '' : 's'} not in the file left alone (--prune archives them).`));
+  if (left.length > 0 && !options.prune) lines.push(style.dim(`${count(left.length, 'object')} not in the file left alone (--prune archives them).`));
   const kept = plan.untouched.filter((item) => item.reason === 'not_archivable');
   if (kept.length > 0) lines.push(style.dim(`Not archivable, left alone: ${kept.map((item) => `${item.kind.replace('_', ' ')} ${item.key ?? item.name}`).join(', ')}.`));
   return lines.join('\n');

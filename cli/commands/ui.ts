@@ -64,7 +64,7 @@ async function openApp(env: Env, streams: Streams, server: string, token: string
   const page = await session.api.request<{ items: Organization[] }>('GET', '/v1/organizations/?limit=100');
   const chosen = (await organizationId(session, org)) ?? page.items[0]?.id;
   if (!chosen) {
-    throw new CliError('ORGANIZATION_REQUIRED', `You belong to no organization on ${server}.`, EXIT.invalid, 'Create one with `till orgs create`, then run `till ui` again.');
+    throw new CliError('ORGANIZATION_REQUIRED', `You belong to no organization on ${server}.`, EXIT.usage, 'Create one with `till orgs create`, then run `till ui` again.');
   }
   return { backend: apiBackend(server, token), organizations: page.items, organizationId: chosen };
 }

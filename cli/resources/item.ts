@@ -24,6 +24,30 @@ export async function fetchItem(session: Session, spec: ResourceSpec, target: Ta
   return found;
 }
 
+/** What names an object for a person, besides its id: its name, email, description or label. */
+export function labelOf(object: ApiObject): string | undefined {
+  for (const key of ['name', 'email', 'description', 'label', 'comment']) {
+    const value = object[key];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * What a command that changed something prints: with --json the whole object (or the fields asked for); otherwise
+ * one line saying what happened (`✓ Created product "Pro" (3f…)`), then the URL when the object has one (a
+ * checkout's payment page) and any further lines.
+ */
+export function done(session: Session, object: ApiObject, line: string, more: readonly (string | undefined)[] = []): void {
+  session.out.result(object, (style) => [`${style.green('✓')} ${line}`, ...(typeof object.url === 'string' ? [`  ${object.url}`] : []), ...more.filter((text): text is string => !!text)].join('\n'));
+}
+
+/** "product "Pro" (3f…)": the noun, the object's label when it has one, its id. */
+export function named(singular: string, object: ApiObject, id = String(object.id)): string {
+  const label = labelOf(object);
+  return `${singular}${label && label !== id ? ` "${label}"` : ''} (${id})`;
+}
+
 /** One object: as JSON, or `field  value` lines. */
 export function show(session: Session, object: ApiObject): void {
   session.out.result(object, (style) => renderRecord(object, style));

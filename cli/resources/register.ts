@@ -16,7 +16,7 @@ export type Execute = (invocation: Invocation) => Promise<void>;
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 const SERVER = ['--server <url>', 'tilld URL (default: TILL_SERVER, else the last server signed in to)'] as const;
-const JSON_FLAG = ['--json', 'print JSON on stdout (errors as JSON on stderr)'] as const;
+const JSON_FLAG = ['--json [fields]', 'print JSON on stdout (errors as JSON on stderr); --json id,name keeps only those fields'] as const;
 const ORG = ['--org <id|slug>', 'the organization (default: TILL_ORG, else the one `till orgs use` chose)'] as const;
 
 /** Adds `till <noun> <verb>` to the noun's command for every verb of the spec; `execute` loads the code that runs them. */

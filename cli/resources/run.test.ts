@@ -85,7 +85,7 @@ describe('lists', () => {
     const second = await till(['customers', 'list', '--limit', '5', '--page', '2', '--sort', 'email'], other.env);
     expect(second.exitCode).toBe(0);
     expect(second.stdout.split('\n').map((line) => line.split('\t')[1])).toEqual(['c05@example.com', 'c06@example.com', 'c07@example.com', 'c08@example.com', 'c09@example.com']);
-    expect(second.stderr).toBe('Page 2 of 3, 12 in all: --page 3 for the next, --all for every one.');
+    expect(second.stderr).toBe('Page 2 of 3, 12 customers in all: --page 3 for the next, --all for every one.');
   });
 
   it('says so on stderr, and prints nothing on stdout, when a list is empty', async () => {
@@ -99,8 +99,9 @@ describe('lists', () => {
     const lines = result.stdout.split(/\r?\n/).filter(Boolean);
     expect(lines[0]).toMatch(/^ID {36}EMAIL {12}NAME {2}EXTERNAL ID {2}CREATED$/);
     expect(lines[1]).toMatch(/^[0-9a-f-]{36} {2}c00@example\.com {2}— {5}— {12}\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    // The page note is on stderr, which the terminal shows after the rows.
     expect(lines).toHaveLength(5);
-    expect(lines[4]).toContain('Page 1 of 4');
+    expect(lines[4]).toContain('Page 1 of 4, 12 customers in all');
   });
 
   it('writes the table header in bold when colour is on', async () => {

@@ -7,7 +7,7 @@ import { optionKey, toInteger } from './fields.js';
 import type { Invocation } from './register.js';
 import { findOrganization, openSession, organizationId, type Session } from './session.js';
 import type { ApiObject, FilterFlag, ResourceSpec } from './spec.js';
-import { fetchItem, show, type ListAnswer, type Target } from './item.js';
+import { done, fetchItem, named, show, type ListAnswer, type Target } from './item.js';
 import { runWrite } from './write.js';
 import { capitalize, withArticle } from './words.js';
 
@@ -84,14 +84,10 @@ async function list(session: Session, spec: ResourceSpec, options: Record<string
   const result: ListAnswer = { items, pagination: answer.pagination };
 
   const { out, streams } = session;
-  if (!out.json && items.length === 0) {
-    out.note(`No ${spec.noun.replace('-', ' ')}${page > 1 ? ` on page ${page}` : ''}.`);
-    return EXIT.ok;
-  }
-  out.result(result, (style) => renderTable(items, spec.columns, { terminal: streams.stdout.isTTY === true, style }));
-  if (!all && page < answer.pagination.max_page) {
-    out.note(out.style.err.dim(`Page ${page} of ${answer.pagination.max_page}, ${answer.pagination.total_count} in all: --page ${page + 1} for the next, --all for every one.`));
-  }
+  out.list(result, items.length, (style) => renderTable(items, spec.columns, { terminal: streams.stdout.isTTY === true, style }), {
+    empty: `No ${spec.noun.replace('-', ' ')}${page > 1 ? ` on page ${page}` : ''}.`,
+    page: all ? undefined : { page, pagination: answer.pagination, unit: spec.singular, all: true },
+  });
   return EXIT.ok;
 }
 
@@ -112,8 +108,8 @@ export function queryOf(filters: readonly FilterFlag[], options: Record<string, 
 async function destroy(session: Session, spec: ResourceSpec, verb: 'delete' | 'archive', target: Target, options: Record<string, unknown>): Promise<number> {
   await confirm(session, `${capitalize(verb)} ${spec.singular} ${target.id}?`, verb, options.yes === true);
   if (verb === 'archive') {
-    show(session, await session.api.request<ApiObject>('PATCH', target.path, { body: { is_archived: true } }));
-    session.out.note(`${session.out.style.err.green('✓')} Archived ${spec.singular} ${target.id}.`);
+    const archived = await session.api.request<ApiObject>('PATCH', target.path, { body: { is_archived: true } });
+    done(session, archived, `Archived ${named(spec.singular, archived, target.id)}.`);
     return EXIT.ok;
   }
   const query = new URLSearchParams(queryOf(spec.deleteFlags ?? [], options));

@@ -86,8 +86,8 @@ export interface ResourceSpec {
   describeCreated?(created: ApiObject, style: Style): string;
   /** The object inside a create's answer, when the answer wraps it (a token and its secret). */
   createdObject?(answer: ApiObject): ApiObject;
-  /** Said on stderr after a create. */
-  createdHint?: string;
+  /** Said on stderr after a create, about the object created (so it can name its id). */
+  createdHint?(created: ApiObject): string;
   /** A list the API sets with a call of its own after the write: `POST {path}{id}/{subpath}` (a product's benefits). */
   subresource?: { flags: string; description: string; subpath: string; field: string };
   /** The objects are organizations: get/update take an id or a slug, and default to --org / the default organization. */

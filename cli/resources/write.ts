@@ -1,9 +1,8 @@
 import { CliError, EXIT } from '../errors.js';
 import { readData, type Body } from '../input/data.js';
 import { canPrompt, missingArgument, openPrompter } from '../input/prompt.js';
-import { renderRecord } from '../ui/record.js';
 import { flagName, optionKey } from './fields.js';
-import { fetchItem, show, type Target } from './item.js';
+import { done, fetchItem, named, type Target } from './item.js';
 import { organizationId, type Session } from './session.js';
 import type { ApiObject, FieldFlag, ResourceSpec, WriteVerb } from './spec.js';
 import { withArticle } from './words.js';
@@ -34,7 +33,6 @@ export async function runWrite(session: Session, spec: ResourceSpec, verb: Write
     await askForMissing(session, spec, fields, body);
     spec.prepareCreate?.(body);
     written = await session.api.request<ApiObject>('POST', spec.path, { body, flagOf });
-    session.out.note(`${session.out.style.err.green('✓')} Created ${spec.singular} ${idOf(spec, written)}.`);
   } else {
     if (Object.keys(body).length === 0 && !related) {
       throw new CliError('MISSING_ARGUMENT', `Nothing to change: give at least one flag or --data (see \`till ${spec.noun} update --help\`).`, EXIT.usage);
@@ -54,9 +52,11 @@ export async function runWrite(session: Session, spec: ResourceSpec, verb: Write
     }
   }
   const result = written!;
-  if (verb === 'create') session.out.result(result, (style) => (spec.describeCreated ? spec.describeCreated(result, style) : renderRecord(result, style)));
-  else show(session, result);
-  if (verb === 'create' && spec.createdHint) session.out.note(session.out.style.err.yellow(spec.createdHint));
+  const object = spec.createdObject?.(result) ?? result;
+  if (verb === 'create' && spec.describeCreated) session.out.result(result, (style) => spec.describeCreated!(result, style));
+  else done(session, result, `${verb === 'create' ? 'Created' : 'Updated'} ${named(spec.singular, object)}.`);
+  // The hint names the real object (`till checkouts open 3f…`), never a placeholder.
+  if (verb === 'create' && spec.createdHint) session.out.note(session.out.style.err.yellow(spec.createdHint(object)));
   return EXIT.ok;
 }
 

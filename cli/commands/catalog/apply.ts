@@ -6,6 +6,7 @@ import { applyPlan, ApplyFailure, type AppliedStep, type Send } from '../../cata
 import type { ApiObject } from '../../catalog/model.js';
 import { planJson, renderPlan } from '../../catalog/render.js';
 import { planFor, type PlanOptions } from './plan.js';
+import { count } from '../../resources/words.js';
 
 export interface ApplyOptions extends PlanOptions {
   yes?: boolean;
@@ -31,7 +32,7 @@ export async function apply(file: string, options: ApplyOptions, env: Env, strea
   const send: Send = (method, path, body, idempotencyKey) => session.api.request<ApiObject | null>(method, path, method === 'GET' ? {} : { body, idempotencyKey });
   try {
     const done = await applyPlan(plan, keys, send, (step) => session.out.note(`${session.out.style.err.green('✓')} ${describe(step)}`));
-    session.out.result({ ...planJson(plan), applied: done.map((item) => ({ action: item.step.action, kind: item.step.kind, key: item.step.key, id: item.id })) }, (style) => `${style.green('✓')} Applied ${done.length} change${done.length === 1 ? '' : 's'}.`);
+    session.out.result({ ...planJson(plan), applied: done.map((item) => ({ action: item.step.action, kind: item.step.kind, key: item.step.key, id: item.id })) }, (style) => `${style.green('✓')} Applied ${count(done.length, 'change')}.`);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof ApplyFailure)) throw error;

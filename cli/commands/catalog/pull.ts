@@ -4,6 +4,7 @@ import type { Env, Streams } from '../../output.js';
 import { openSession, organizationId } from '../../resources/session.js';
 import { catalogOfOrganization, keysToAdopt } from '../../catalog/pull.js';
 import { catalogOrganization, readOrganization } from '../../catalog/state.js';
+import { count } from '../../resources/words.js';
 
 export interface PullOptions {
   server?: string;
@@ -25,7 +26,7 @@ export async function pull(options: PullOptions, env: Env, streams: Streams): Pr
   for (const binding of adopted) await session.api.request('POST', '/v1/catalog/keys', { body: { organization_id: String(organization.id), ...binding } });
   if (adopted.length > 0) state = { ...state, keys: [...state.keys, ...adopted] };
   const catalog = catalogOfOrganization(state, now);
-  const asJson = options.output ? extname(options.output).toLowerCase() === '.json' : options.json === true;
+  const asJson = options.output ? extname(options.output).toLowerCase() === '.json' : options.json !== undefined && options.json !== false;
   let text: string;
   if (asJson) {
     text = `${JSON.stringify({ $schema: `${session.server}/v1/catalog/schema.json`, ...catalog }, null, 2)}\n`;
@@ -36,7 +37,7 @@ export async function pull(options: PullOptions, env: Env, streams: Streams): Pr
   }
   if (options.output) {
     await writeFile(options.output, text);
-    session.out.note(`Wrote ${options.output}${adopted.length ? ` (${adopted.length} object${adopted.length === 1 ? '' : 's'} given a key)` : ''}.`);
+    session.out.note(`Wrote ${options.output}${adopted.length ? ` (${count(adopted.length, 'object')} given a key)` : ''}.`);
   } else {
     streams.stdout.write(text);
   }

@@ -1,6 +1,6 @@
 import { CliError, EXIT } from '../../errors.js';
 import type { Env, Streams } from '../../output.js';
-import { show } from '../../resources/item.js';
+import { done as summarize } from '../../resources/item.js';
 import { openSession } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { formatMoney } from '../../ui/record.js';
@@ -29,7 +29,7 @@ export async function confirmCheckout(id: string, options: ConfirmOptions, env: 
   if (options.name !== undefined) body.customer_name = options.name;
   if (options.country !== undefined) {
     const country = options.country.trim().toUpperCase();
-    if (!/^[A-Z]{2}$/.test(country)) throw new CliError('INVALID_FLAG', `--country "${options.country}": expected a two-letter country code such as FR.`, EXIT.usage);
+    if (!/^[A-Z]{2}$/.test(country)) throw new CliError('INVALID_FLAG', `--country "${options.country}": expected a two-letter country code such as FR.`, EXIT.invalid);
     body.customer_billing_address = { country };
   }
   const session = await openSession(env, streams, options);
@@ -39,11 +39,12 @@ export async function confirmCheckout(id: string, options: ConfirmOptions, env: 
     flagOf: (field) => FLAG_OF[field],
   });
   // Fulfilment (customer, order, subscription) is done by the time confirm answers; the seller's view shows them.
-  const done = await session.api.request<ApiObject>('GET', `/v1/checkouts/${encodeURIComponent(id)}`);
-  session.out.note(
-    `${session.out.style.err.green('✓')} Checkout ${id} ${String(done.status ?? confirmed.status)}: ${formatMoney(Number(done.total_amount), String(done.currency))}` +
-      `${done.subscription_id ? `, subscription ${String(done.subscription_id)}` : ''}.`,
+  const after = await session.api.request<ApiObject>('GET', `/v1/checkouts/${encodeURIComponent(id)}`);
+  summarize(
+    session,
+    after,
+    `Checkout ${id} ${String(after.status ?? confirmed.status)}: ${formatMoney(Number(after.total_amount), String(after.currency))}` +
+      `${after.order_id ? `, order ${String(after.order_id)}` : ''}${after.subscription_id ? `, subscription ${String(after.subscription_id)}` : ''}.`,
   );
-  show(session, done);
   return EXIT.ok;
 }

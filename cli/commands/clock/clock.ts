@@ -64,7 +64,7 @@ export async function showClock(options: ClockOptions, env: Env, streams: Stream
 
 /** `till clock sandbox on|off`. */
 export async function setSandbox(state: string, options: ClockOptions, env: Env, streams: Streams): Promise<number> {
-  if (state !== 'on' && state !== 'off') throw new CliError('INVALID_ARGUMENT', `Expected on or off, got "${state}".`, EXIT.usage);
+  if (state !== 'on' && state !== 'off') throw new CliError('INVALID_ARGUMENT', `Expected on or off, got "${state}".`, EXIT.invalid);
   const session = await openSession(env, streams, options);
   const clock = await session.api.request<ClockAnswer>('PATCH', await clockPath(session, options.org), { body: { sandbox: state === 'on' } });
   session.out.result(clock, describe(clock));

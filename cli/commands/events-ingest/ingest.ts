@@ -8,6 +8,7 @@ import { CliError, EXIT, notSignedIn } from '../../errors.js';
 import { createOutput, type Env, type Streams } from '../../output.js';
 import { organizationId, sessionOf } from '../../resources/session.js';
 import { createRateProgress } from './progress.js';
+import { count } from '../../resources/words.js';
 
 export interface IngestOptions {
   server?: string;
@@ -31,7 +32,7 @@ const DEFAULT_CONCURRENCY = 4;
 function positive(flag: string, value: string | undefined, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a whole number from 1 to ${max}.`, EXIT.usage);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a whole number from 1 to ${max}.`, EXIT.invalid);
   return n;
 }
 
@@ -167,6 +168,6 @@ export async function ingestEvents(file: string | undefined, options: IngestOpti
   progress.finish();
   if (failure) throw failure.error;
 
-  out.result(result, (style) => `${style.green('✓')} Ingested ${sent.toLocaleString('en-US')} events: ${result.inserted.toLocaleString('en-US')} inserted, ${result.duplicates.toLocaleString('en-US')} duplicates (${progress.rate()}).`);
+  out.result(result, (style) => `${style.green('✓')} Ingested ${count(sent, 'event')}: ${result.inserted.toLocaleString('en-US')} inserted, ${count(result.duplicates, 'duplicate')} (${progress.rate()}).`);
   return EXIT.ok;
 }

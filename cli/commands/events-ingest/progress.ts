@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { count as plural } from '../../resources/words.js';
 
 export interface RateProgress {
   /** `count` events have been sent, having read `bytes` of the input. */
@@ -31,7 +32,7 @@ export function createRateProgress(
   };
   const visible = enabled && stream.isTTY === true;
   const draw = () => {
-    const events = `${count.toLocaleString('en-US')} events  ${perSecond()}`;
+    const events = `${plural(count, 'event')}  ${perSecond()}`;
     if (totalBytes === undefined || totalBytes === 0) {
       stream.write(`\r${label}  ${events}\x1b[K`);
       return;

@@ -21,8 +21,9 @@ export async function eventNames(options: NamesOptions, env: Env, streams: Strea
   const query = new URLSearchParams({ limit: options.limit ?? '100', page: options.page ?? '1', sorting: '-last_seen' });
   if (org) query.set('organization_id', org);
   if (options.query) query.set('query', options.query);
-  const page = await session.api.request<{ items: ApiObject[]; pagination: ApiObject }>('GET', `/v1/events/names?${query}`);
-  session.out.result(page, (style) =>
+  const page = await session.api.request<{ items: ApiObject[]; pagination: { total_count: number; max_page: number } }>('GET', `/v1/events/names?${query}`);
+  const pageNumber = Number(query.get('page'));
+  session.out.list(page, page.items.length, (style) =>
     renderTable(page.items, [
       { header: 'NAME', value: (row) => String(row.name) },
       { header: 'SOURCE', value: (row) => String(row.source) },
@@ -30,6 +31,7 @@ export async function eventNames(options: NamesOptions, env: Env, streams: Strea
       { header: 'FIRST SEEN', value: (row) => shortDate(row.first_seen) },
       { header: 'LAST SEEN', value: (row) => shortDate(row.last_seen) },
     ], { terminal: streams.stdout.isTTY === true, style }),
+    { empty: 'No event names.', page: { page: pageNumber, pagination: page.pagination, unit: 'name' } },
   );
   return EXIT.ok;
 }

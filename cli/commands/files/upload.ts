@@ -3,7 +3,7 @@ import { basename, extname } from 'node:path';
 import { CliError, EXIT } from '../../errors.js';
 import { canPrompt, missingArgument, openPrompter } from '../../input/prompt.js';
 import type { Env, Streams } from '../../output.js';
-import { show } from '../../resources/item.js';
+import { done as summarize } from '../../resources/item.js';
 import { openSession, organizationId } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { createProgress } from '../../ui/progress.js';
@@ -70,8 +70,7 @@ export async function uploadFile(path: string | undefined, options: UploadOption
   }
   progress.finish();
   const uploaded = await session.api.request<ApiObject>('POST', `/v1/files/${encodeURIComponent(created.id)}/uploaded`, { body: { id: created.upload.id, path: created.upload.path, parts } });
-  session.out.note(`${session.out.style.err.green('✓')} Uploaded ${body.name} (${String(uploaded.size_readable)}) as file ${created.id}.`);
-  show(session, uploaded);
+  summarize(session, uploaded, `Uploaded ${body.name} (${String(uploaded.size_readable)}) as file ${created.id}.`);
   return EXIT.ok;
 }
 

@@ -58,7 +58,7 @@ export async function validateKey(key: string, options: ValidateOptions, env: En
   if (options.benefit) body.benefit_id = options.benefit;
   if (options.customer) body.customer_id = options.customer;
   if (options.incrementUsage !== undefined) {
-    if (!/^\d{1,10}$/.test(options.incrementUsage)) throw new CliError('INVALID_FLAG', `--increment-usage "${options.incrementUsage}": expected a whole number.`, EXIT.usage);
+    if (!/^\d{1,10}$/.test(options.incrementUsage)) throw new CliError('INVALID_FLAG', `--increment-usage "${options.incrementUsage}": expected a whole number.`, EXIT.invalid);
     body.increment_usage = Number(options.incrementUsage);
   }
   const validated = await session.api.request<ApiObject>('POST', '/v1/license-keys/validate', { body });
@@ -89,7 +89,7 @@ export async function activateKey(key: string, options: ActivateOptions, env: En
 
 /** `till license-keys deactivate KEY --activation ID`: frees an activation slot. */
 export async function deactivateKey(key: string, options: DeactivateOptions, env: Env, streams: Streams): Promise<number> {
-  if (!options.activation) throw new CliError('MISSING_ARGUMENT', 'Missing --activation (needed to deactivate a key).', EXIT.usage, 'See the activations with `till license-keys get ID`.');
+  if (!options.activation) throw new CliError('MISSING_ARGUMENT', 'Missing --activation (needed to deactivate a key).', EXIT.usage, '`till license-keys list` shows the keys’ ids; `till license-keys get` with one of them lists its activations.');
   const session = await openSession(env, streams, options);
   const body = { key, organization_id: await keyOrganization(session, options.org), activation_id: options.activation };
   await session.api.request('POST', '/v1/license-keys/deactivate', { body });

@@ -142,7 +142,7 @@ async function resolveOrganization(session: Session, flag: string | undefined): 
   throw new CliError(
     'ORGANIZATION_REQUIRED',
     page.items.length === 0 ? 'You belong to no organization: there are no events to listen to.' : 'You belong to several organizations: say which one to listen to.',
-    EXIT.invalid,
+    EXIT.usage,
     'Pass --org ID_OR_SLUG, or pick a default with `till orgs use`.',
   );
 }

@@ -27,7 +27,7 @@ function timeFlag(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return `${value}T00:00:00Z`;
   if (Number.isNaN(Date.parse(value)) || !/(Z|[+-]\d\d:?\d\d)$/i.test(value)) {
-    throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date (2026-01-31) or an ISO 8601 time with an offset.`, EXIT.usage);
+    throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date (2026-01-31) or an ISO 8601 time with an offset.`, EXIT.invalid);
   }
   return value;
 }
@@ -57,7 +57,7 @@ export function renderChart(result: Quantities, interval: string, style: Style):
 export async function meterQuantities(id: string, options: QuantitiesOptions, env: Env, streams: Streams): Promise<number> {
   const session = await openSession(env, streams, options);
   const interval = options.interval ?? 'day';
-  if (!INTERVALS.includes(interval)) throw new CliError('INVALID_FLAG', `--interval "${interval}": expected one of ${INTERVALS.join(', ')}.`, EXIT.usage);
+  if (!INTERVALS.includes(interval)) throw new CliError('INVALID_FLAG', `--interval "${interval}": expected one of ${INTERVALS.join(', ')}.`, EXIT.invalid);
   const end = timeFlag('--end', options.end) ?? new Date().toISOString();
   const start = timeFlag('--start', options.start) ?? new Date(Date.parse(end) - 30 * 86_400_000).toISOString();
   const query = new URLSearchParams({ start_timestamp: start, end_timestamp: end, interval, timezone: options.timezone ?? 'UTC' });

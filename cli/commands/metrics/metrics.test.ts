@@ -63,10 +63,10 @@ describe('till metrics', () => {
     expect(cells.slice(1, 4)).toEqual(['6000', '6000', '3']);
   });
 
-  it('refuses a bad --interval or --from with a usage error', async () => {
-    expect((await till(['metrics', '--interval', 'fortnight'], acme.env)).exitCode).toBe(2);
+  it('refuses a bad --interval or --from as a flag value it cannot use (exit 5, INVALID_FLAG)', async () => {
+    expect((await till(['metrics', '--interval', 'fortnight'], acme.env)).exitCode).toBe(5);
     const bad = await till(['metrics', '--from', '31/01/2026'], acme.env);
-    expect(bad.exitCode).toBe(2);
+    expect(bad.exitCode).toBe(5);
     expect(bad.stderr).toContain('--from "31/01/2026"');
   });
 });

@@ -80,7 +80,7 @@ function renderPeriods(answer: MetricsAnswer, style: Style): string {
 
 function dateFlag(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date such as 2026-01-31.`, EXIT.usage);
+  if (!DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date such as 2026-01-31.`, EXIT.invalid);
   return value;
 }
 
@@ -92,7 +92,7 @@ function dateFlag(flag: string, value: string | undefined): string | undefined {
 export async function metrics(options: MetricsOptions, env: Env, streams: Streams): Promise<number> {
   const session = await openSession(env, streams, options);
   const interval = options.interval ?? 'day';
-  if (!INTERVALS.includes(interval)) throw new CliError('INVALID_FLAG', `--interval "${interval}": expected one of ${INTERVALS.join(', ')}.`, EXIT.usage);
+  if (!INTERVALS.includes(interval)) throw new CliError('INVALID_FLAG', `--interval "${interval}": expected one of ${INTERVALS.join(', ')}.`, EXIT.invalid);
   const from = dateFlag('--from', options.from);
   const to = dateFlag('--to', options.to);
   const query = new URLSearchParams({ interval, timezone: options.timezone ?? 'UTC' });

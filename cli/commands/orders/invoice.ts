@@ -20,7 +20,7 @@ const kilobytes = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
  * bytes to stdout for a pipe.
  */
 export async function saveInvoice(id: string, options: InvoiceOptions, env: Env, streams: Streams): Promise<number> {
-  if (options.output === '-' && options.json) throw new CliError('INVALID_FLAG', '--output - writes the PDF to stdout, so it cannot go with --json.', EXIT.usage);
+  if (options.output === '-' && options.json) throw new CliError('CONFLICTING_FLAGS', '--output - writes the PDF to stdout, so it cannot go with --json.', EXIT.usage);
   const session = await openSession(env, streams, options);
   const path = `/v1/orders/${encodeURIComponent(id)}`;
   const order = await session.api.request<ApiObject>('GET', path);

@@ -2,7 +2,7 @@ import { CliError, EXIT } from '../../errors.js';
 import { canPrompt, missingArgument, openPrompter } from '../../input/prompt.js';
 import type { Env, Streams } from '../../output.js';
 import { metadata } from '../../resources/fields.js';
-import { show } from '../../resources/item.js';
+import { done } from '../../resources/item.js';
 import { openSession } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { formatMoney } from '../../ui/record.js';
@@ -33,7 +33,7 @@ export function parseAmount(value: string, order: { refundable: number; net: num
   const percent = /^(\d{1,3}(?:\.\d{1,2})?)%$/.exec(text);
   if (percent && Number(percent[1]) > 0 && Number(percent[1]) <= 100) return Math.max(1, Math.floor((order.net * Number(percent[1])) / 100));
   if (!/^\d{1,15}$/.test(text) || Number(text) < 1) {
-    throw new CliError('INVALID_FLAG', `--amount "${value}": expected a whole number of minor units (500 is 5.00 USD), a percentage of the order (50%) or "all".`, EXIT.usage);
+    throw new CliError('INVALID_FLAG', `--amount "${value}": expected a whole number of minor units (500 is 5.00 USD), a percentage of the order (50%) or "all".`, EXIT.invalid);
   }
   return Number(text);
 }
@@ -56,7 +56,7 @@ export async function createRefund(options: RefundOptions, env: Env, streams: St
   const missing = [...(options.order ? [] : ['--order']), ...(options.amount ? [] : ['--amount']), ...(options.reason ? [] : ['--reason'])];
   if (missing.length && !interactive) throw missingArgument(missing, 'create a refund');
   if (options.reason && !(REFUND_REASONS as readonly string[]).includes(options.reason)) {
-    throw new CliError('INVALID_FLAG', `--reason "${options.reason}": expected one of ${REFUND_REASONS.join(', ')}.`, EXIT.usage);
+    throw new CliError('INVALID_FLAG', `--reason "${options.reason}": expected one of ${REFUND_REASONS.join(', ')}.`, EXIT.invalid);
   }
   const prompter = interactive ? await openPrompter(streams) : undefined;
 
@@ -76,7 +76,16 @@ export async function createRefund(options: RefundOptions, env: Env, streams: St
     options.amount ??
       (await prompter!.text(`Amount to refund, in minor units or a percentage (or "all" for ${money(refundable)})`, {
         default: 'all',
-        validate: (value) => (/^(all|\d+|\d{1,3}(\.\d{1,2})?%)$/i.test(value.trim()) ? true : 'A whole number of minor units, a percentage (50%), or "all"'),
+        // Checked as the answer is typed, as the price prompt checks a price: a malformed amount, or more than is left.
+        validate: (value) => {
+          let asked: number;
+          try {
+            asked = parseAmount(value, { refundable, net: Number(order.net_amount) });
+          } catch {
+            return 'A whole number of minor units, a percentage (50%), or "all"';
+          }
+          return asked <= refundable ? true : `${money(asked)} is more than the ${money(refundable)} refundable`;
+        },
       })),
     { refundable, net: Number(order.net_amount) },
   );
@@ -94,7 +103,6 @@ export async function createRefund(options: RefundOptions, env: Env, streams: St
   if (options.revokeBenefits) body.revoke_benefits = true;
   if (options.metadata?.length && metadata.repeatable) metadata.apply(options.metadata, body, 'create');
   const refund = await session.api.request<ApiObject>('POST', '/v1/refunds/', { body, flagOf: (field) => FLAG_OF[field] });
-  session.out.note(`${session.out.style.err.green('✓')} Refunded ${money(Number(refund.amount))} + ${money(Number(refund.tax_amount))} tax on ${label} (refund ${String(refund.id)}).`);
-  show(session, refund);
+  done(session, refund, `Refunded ${money(Number(refund.amount))} + ${money(Number(refund.tax_amount))} tax on ${label} (refund ${String(refund.id)}).`);
   return EXIT.ok;
 }

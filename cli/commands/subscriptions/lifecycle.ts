@@ -1,7 +1,7 @@
 import { CliError, EXIT } from '../../errors.js';
 import { canPrompt, openPrompter } from '../../input/prompt.js';
 import type { Env, Streams } from '../../output.js';
-import { show } from '../../resources/item.js';
+import { done } from '../../resources/item.js';
 import { openSession, type Session } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { shortDate } from '../../ui/record.js';
@@ -23,7 +23,7 @@ function cancellation(options: LifecycleOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (options.reason !== undefined) {
     if (!(CANCELLATION_REASONS as readonly string[]).includes(options.reason)) {
-      throw new CliError('INVALID_FLAG', `--reason "${options.reason}": expected one of ${CANCELLATION_REASONS.join(', ')}.`, EXIT.usage);
+      throw new CliError('INVALID_FLAG', `--reason "${options.reason}": expected one of ${CANCELLATION_REASONS.join(', ')}.`, EXIT.invalid);
     }
     body.customer_cancellation_reason = options.reason;
   }
@@ -39,8 +39,7 @@ export async function cancelSubscription(id: string, options: LifecycleOptions, 
   const body = { cancel_at_period_end: true, ...cancellation(options) };
   const session = await openSession(env, streams, options);
   const subscription = await patch(session, id, body);
-  session.out.note(`${session.out.style.err.green('✓')} Subscription ${id} cancels at the end of its period, ${shortDate(subscription.ends_at)}.`);
-  show(session, subscription);
+  done(session, subscription, `Subscription ${id} cancels at the end of its period, ${shortDate(subscription.ends_at)}.`);
   return EXIT.ok;
 }
 
@@ -48,8 +47,7 @@ export async function cancelSubscription(id: string, options: LifecycleOptions, 
 export async function uncancelSubscription(id: string, options: LifecycleOptions, env: Env, streams: Streams): Promise<number> {
   const session = await openSession(env, streams, options);
   const subscription = await patch(session, id, { cancel_at_period_end: false });
-  session.out.note(`${session.out.style.err.green('✓')} Subscription ${id} renews on ${shortDate(subscription.current_period_end)}.`);
-  show(session, subscription);
+  done(session, subscription, `Subscription ${id} renews on ${shortDate(subscription.current_period_end)}.`);
   return EXIT.ok;
 }
 
@@ -66,7 +64,6 @@ export async function revokeSubscription(id: string, options: LifecycleOptions, 
     }
   }
   const subscription = await patch(session, id, body);
-  session.out.note(`${session.out.style.err.green('✓')} Subscription ${id} ended; its benefits are revoked.`);
-  show(session, subscription);
+  done(session, subscription, `Subscription ${id} ended; its benefits are revoked.`);
   return EXIT.ok;
 }

@@ -124,5 +124,5 @@ async function organizationOf(session: Session, flag: string | undefined): Promi
   if (chosen) return chosen;
   const page = await session.api.request<{ items: ApiObject[] }>('GET', '/v1/organizations/?limit=2');
   if (page.items.length === 1) return String(page.items[0].id);
-  throw new CliError('ORGANIZATION_REQUIRED', page.items.length ? 'You belong to several organizations: say which one to trigger in.' : 'You belong to no organization.', EXIT.invalid, 'Pass --org ID_OR_SLUG, or pick a default with `till orgs use`.');
+  throw new CliError('ORGANIZATION_REQUIRED', page.items.length ? 'You belong to several organizations: say which one to trigger in.' : 'You belong to no organization.', EXIT.usage, 'Pass --org ID_OR_SLUG, or pick a default with `till orgs use`.');
 }

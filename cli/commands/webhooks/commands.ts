@@ -4,6 +4,7 @@ import { openSession } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { describeValue, renderRecord, shortDate } from '../../ui/record.js';
 import { renderTable } from '../../ui/table.js';
+import { count } from '../../resources/words.js';
 
 interface Common {
   server?: string;
@@ -44,19 +45,19 @@ function timestamp(flag: string, value: string): string {
   const text = value.trim();
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
   if (!Number.isNaN(Date.parse(text)) && /[zZ]|[+-]\d\d:?\d\d$/.test(text)) return text;
-  throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date (2026-01-31) or an ISO 8601 timestamp with an offset.`, EXIT.usage);
+  throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a date (2026-01-31) or an ISO 8601 timestamp with an offset.`, EXIT.invalid);
 }
 
 function positive(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^[1-9]\d{0,5}$/.test(value)) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a whole number from 1.`, EXIT.usage);
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new CliError('INVALID_FLAG', `${flag} "${value}": expected a whole number from 1.`, EXIT.invalid);
   return value;
 }
 
 /** `till webhooks deliveries`: delivery attempts, newest first, with what the endpoint answered. */
 export async function listDeliveries(options: DeliveriesOptions, env: Env, streams: Streams): Promise<number> {
-  if (options.failed && options.succeeded) throw new CliError('INVALID_FLAG', 'Give --failed or --succeeded, not both.', EXIT.usage);
-  if (options.code && !CODE_CLASSES.includes(options.code)) throw new CliError('INVALID_FLAG', `--code "${options.code}": expected one of ${CODE_CLASSES.join(', ')}.`, EXIT.usage);
+  if (options.failed && options.succeeded) throw new CliError('CONFLICTING_FLAGS', 'Give --failed or --succeeded, not both.', EXIT.usage);
+  if (options.code && !CODE_CLASSES.includes(options.code)) throw new CliError('INVALID_FLAG', `--code "${options.code}": expected one of ${CODE_CLASSES.join(', ')}.`, EXIT.invalid);
   const params = new URLSearchParams();
   for (const endpoint of options.endpoint ?? []) params.append('endpoint_id', endpoint);
   for (const type of options.type ?? []) params.append('event_type', type);
@@ -70,8 +71,8 @@ export async function listDeliveries(options: DeliveriesOptions, env: Env, strea
   params.set('limit', positive('--limit', options.limit) ?? '20');
   const session = await openSession(env, streams, options);
   const page = await session.api.request<{ items: ApiObject[]; pagination: { total_count: number; max_page: number } }>('GET', `/v1/webhooks/deliveries?${params}`);
-  session.out.result(page, (style) => {
-    if (!page.items.length) return 'No deliveries.';
+  const pageNumber = Number(params.get('page'));
+  session.out.list(page, page.items.length, (style) => {
     const event = (d: ApiObject) => (d.webhook_event ?? {}) as ApiObject;
     const table = renderTable(
       page.items,
@@ -87,8 +88,8 @@ export async function listDeliveries(options: DeliveriesOptions, env: Env, strea
       ],
       { terminal: streams.stdout.isTTY === true, style },
     );
-    return `${table}\n${style.dim(`page ${params.get('page')} of ${Math.max(page.pagination.max_page, 1)} (${page.pagination.total_count} attempts)`)}`;
-  });
+    return table;
+  }, { empty: pageNumber > 1 ? `No deliveries on page ${pageNumber}.` : 'No deliveries.', page: { page: pageNumber, pagination: page.pagination, unit: 'attempt' } });
   return EXIT.ok;
 }
 
@@ -98,7 +99,7 @@ export async function redeliver(eventId: string, options: RedeliverOptions, env:
   const query = options.endpoint ? `?endpoint_id=${encodeURIComponent(options.endpoint)}` : '';
   const answer = await session.api.request<ApiObject>('POST', `/v1/webhooks/events/${encodeURIComponent(eventId)}/redeliver${query}`);
   const endpoints = Array.isArray(answer.endpoint_ids) ? answer.endpoint_ids.map(String) : [];
-  session.out.result(answer, (style) => `${style.green('✓')} Event ${eventId} queued again for ${endpoints.length} endpoint${endpoints.length === 1 ? '' : 's'}:\n${renderRecord({ endpoints: endpoints.join(', ') }, style)}`);
+  session.out.result(answer, (style) => `${style.green('✓')} Event ${eventId} queued again for ${count(endpoints.length, 'endpoint')}:\n${renderRecord({ endpoints: endpoints.join(', ') }, style)}`);
   return EXIT.ok;
 }
 

@@ -51,7 +51,7 @@ export const accessTokens: ResourceSpec = {
   createdObject: (answer) => answer.organization_access_token as ApiObject,
   // Only the token on stdout, so `TOKEN=$(till tokens create …)` captures it.
   describeCreated: (created) => String(created.token),
-  createdHint: 'Copy the token now: it is not shown again. Use it as TILL_TOKEN, or as the SDK\'s accessToken.',
+  createdHint: () => 'Copy the token now: it is not shown again. Use it as TILL_TOKEN, or as the SDK\'s accessToken.',
   columns: [
     { header: 'ID', value: (token) => String(token.id), max: 36 },
     { header: 'COMMENT', value: (token) => String(token.comment) },

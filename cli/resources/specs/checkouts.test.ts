@@ -40,11 +40,17 @@ describe('till checkouts, scripted with --json', () => {
     expect(succeeded.items.map((c: { id: string }) => c.id)).toEqual([created.id]);
   });
 
-  it('shows the table and the hint on a create without --json', async () => {
+  it('prints one line and the payment page on a create without --json, and a hint naming the real id', async () => {
     const product = await tillJson(['products', 'create', '--name', 'Atlas', '--price', '900:usd'], acme.env);
-    const result = await till(['checkouts', 'create', '--product', product.id], acme.env);
+    const result = await till(['checkouts', 'create', '--product', product.id], { ...acme.env, NO_COLOR: '1' });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toContain('till checkouts open');
+    const [line, url, ...rest] = result.stdout.split('\n');
+    const id = /^✓ Created checkout \(([0-9a-f-]{36})\)\.$/.exec(line!)?.[1];
+    expect(id, result.stdout).toBeDefined();
+    expect(url).toMatch(new RegExp(`^  ${daemon.url}/checkout/\\S+$`));
+    expect(rest).toEqual([]);
+    expect(result.stderr).toContain(`till checkouts open ${id}\``);
+    expect(result.stderr).not.toMatch(/open ID/);
     const list = await till(['checkouts', 'list', '--product', product.id], acme.env);
     expect(list.stdout).toContain('9.00');
     expect(list.stdout).toContain('open');

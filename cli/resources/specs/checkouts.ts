@@ -68,5 +68,5 @@ export const checkouts: ResourceSpec = {
     { header: 'CUSTOMER', value: (checkout) => (typeof checkout.customer_email === 'string' ? checkout.customer_email : '—') },
     { header: 'EXPIRES', value: (checkout) => shortDate(checkout.expires_at) },
   ],
-  createdHint: 'Open the payment page with `till checkouts open ID` (sandbox: pay with 4242 4242 4242 4242).',
+  createdHint: (checkout) => `Open the payment page with \`till checkouts open ${String(checkout.id)}\` (sandbox: pay with 4242 4242 4242 4242).`,
 };

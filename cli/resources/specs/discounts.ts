@@ -1,6 +1,7 @@
 import { formatMoney, shortDate } from '../../ui/record.js';
 import { choice, integer, invalidFlag, metadata, text, toInteger } from '../fields.js';
 import type { FieldFlag, ResourceSpec } from '../spec.js';
+import { count } from '../words.js';
 
 /** `--amount`: 500:usd takes a fixed 5.00 USD off, 10% (or 12.5%) a share of the price. */
 export function discountAmount(value: string): Record<string, unknown> {
@@ -86,7 +87,7 @@ export const discounts: ResourceSpec = {
       header: 'AMOUNT',
       value: (discount) => (discount.type === 'percentage' ? `${Number(discount.basis_points) / 100}%` : formatMoney(Number(discount.amount), String(discount.currency ?? 'usd'))),
     },
-    { header: 'DURATION', value: (discount) => (discount.duration === 'repeating' ? `${String(discount.duration_in_months)} months` : String(discount.duration)) },
+    { header: 'DURATION', value: (discount) => (discount.duration === 'repeating' ? count(Number(discount.duration_in_months), 'month') : String(discount.duration)) },
     { header: 'REDEEMED', value: (discount) => `${String(discount.redemptions_count)}${discount.max_redemptions ? `/${String(discount.max_redemptions)}` : ''}` },
     { header: 'ENDS', value: (discount) => (discount.ends_at ? shortDate(discount.ends_at) : '—') },
   ],

@@ -2,16 +2,21 @@ import { shortDate } from '../../ui/record.js';
 import { invalidFlag, metadata, text } from '../fields.js';
 import type { ApiObject, FieldFlag, ResourceSpec } from '../spec.js';
 
-const OPERATORS: Record<string, string> = { '=': 'eq', '!=': 'ne', '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt', '~': 'like', '!~': 'not_like' };
+const OPERATORS: Record<string, string> = { '=': 'eq', '==': 'eq', '!=': 'ne', '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt', '~': 'like', '!~': 'not_like' };
 
 /**
- * `--where name=api_call`, `--where tokens>10`, `--where model~gpt` (contains), `!~` (does not contain), `!=`, `>=`,
- * `<=`, `<`: one filter clause. The value is a number or true/false when it reads as one, else text.
+ * `--where name=api_call` (also `==`), `--where tokens>10`, `--where model~gpt` (contains), `!~` (does not contain),
+ * `!=`, `>=`, `<=`, `<`: one filter clause. The value is a number or true/false when it reads as one, else text.
+ * A value that starts with an operator character (`name===x`, `tokens=>10`) is refused rather than stored as a
+ * filter that cannot match.
  */
 export function whereClause(value: string): { property: string; operator: string; value: string | number | boolean } {
-  const match = /^([^=!<>~]+)(!=|>=|<=|!~|=|>|<|~)(.*)$/.exec(value.trim());
+  const match = /^([^=!<>~]+)(==|!=|>=|<=|!~|=|>|<|~)(.*)$/.exec(value.trim());
   if (!match) throw invalidFlag('--where', value, 'expected PROPERTY OP VALUE, e.g. name=api_call, tokens>10, model~gpt');
-  const raw = match[3]!;
+  const raw = match[3]!.trim();
+  if (/^([=<>~]|![=~])/.test(raw)) {
+    throw invalidFlag('--where', value, `the value "${raw}" starts with an operator; the operators are =, ==, !=, >, >=, <, <=, ~ (contains) and !~`);
+  }
   const typed = raw === 'true' ? true : raw === 'false' ? false : /^-?\d+$/.test(raw) ? Number(raw) : raw;
   return { property: match[1]!.trim(), operator: OPERATORS[match[2]!]!, value: typed };
 }
@@ -57,7 +62,7 @@ export const meters: ResourceSpec = {
   ],
   fields: [
     text('--name <name>', 'name', 'name (3 to 256 characters)', { required: { question: 'Meter name' } }),
-    clauses('--where <clause>', 'and', 'a filter clause, all must hold (repeatable): name=api_call, tokens>10, model~gpt (contains), model!~mini'),
+    clauses('--where <clause>', 'and', 'a filter clause, all must hold (repeatable): name=api_call (or ==), tokens>10, tokens>=10, model~gpt (contains), model!~mini'),
     clauses('--where-any <clause>', 'or', 'a filter clause, one must hold (repeatable; instead of --where)'),
     {
       flags: '--aggregate <func>',

@@ -79,8 +79,10 @@ describe('till products, scripted with --json', () => {
   it('says the product was created when its benefits are then refused, so a rerun makes no second one', async () => {
     const result = await till(['products', 'create', '--name', 'Half done', '--price', '100:usd', '--benefit', '00000000-0000-4000-8000-000000000000'], acme.env);
     expect(result.exitCode).not.toBe(0);
-    const id = /Created product ([0-9a-f-]{36})\./.exec(result.stderr)?.[1];
+    // The failure's hint names the product made (no separate "Created" note: a create prints one summary, on success).
+    const id = /The product was created as ([0-9a-f-]{36});/.exec(result.stderr)?.[1];
     expect(id).toBeDefined();
+    expect((await tillJson(['products', 'get', id!], acme.env)).name).toBe('Half done');
     expect(result.stderr).toContain(`The product was created as ${id}; fix --benefit with \`till products update ${id}\``);
   });
 
@@ -114,5 +116,44 @@ describe('till products, scripted with --json', () => {
     const result = await till(['products', 'get', '00000000-0000-4000-8000-000000000000', '--json'], acme.env);
     expect(result.exitCode).toBe(4);
     expect(JSON.parse(result.stderr).error.code).toBeTruthy();
+  });
+});
+
+describe('till products without --json: a line saying what changed, the object only with --json', () => {
+  it('prints one line for create, update and archive, with the name and the id', async () => {
+    const env = { ...acme.env, NO_COLOR: '1' };
+    const created = await till(['products', 'create', '--name', 'Summary Pro', '--price', '1500:usd:month'], env);
+    expect(created.exitCode).toBe(0);
+    const id = /^✓ Created product "Summary Pro" \(([0-9a-f-]{36})\)\.$/.exec(created.stdout)?.[1];
+    expect(id, created.stdout).toBeDefined();
+    expect(created.stderr).toBe('');
+    const updated = await till(['products', 'update', id!, '--name', 'Summary Max'], env);
+    expect(updated.stdout).toBe(`✓ Updated product "Summary Max" (${id}).`);
+    const archived = await till(['products', 'archive', id!, '--yes'], env);
+    expect(archived.stdout).toBe(`✓ Archived product "Summary Max" (${id}).`);
+    // `get` still shows the whole object.
+    expect((await till(['products', 'get', id!], env)).stdout).toMatch(/^id +\S+$/m);
+  });
+});
+
+describe('--json FIELDS', () => {
+  it('keeps only the fields named, on get, list and create', async () => {
+    const created = await tillJson(['products', 'create', '--name', 'Fields Pro', '--price', '700:usd'], acme.env);
+    const got = await till(['products', 'get', created.id, '--json', 'name,id,is_archived'], acme.env);
+    expect(got.exitCode).toBe(0);
+    expect(got.stdout).toBe(JSON.stringify({ name: 'Fields Pro', id: created.id, is_archived: false }));
+    const listed = JSON.parse((await till(['products', 'list', '--query', 'Fields Pro', '--json=id,name'], acme.env)).stdout);
+    expect(listed).toEqual({ items: [{ id: created.id, name: 'Fields Pro' }], pagination: { total_count: 1, max_page: 1 } });
+    const made = await till(['customers', 'create', '--email', 'fields@example.com', '--json', 'email'], acme.env);
+    expect(JSON.parse(made.stdout)).toEqual({ email: 'fields@example.com' });
+  });
+
+  it('exits 5 naming the fields there are when one is unknown', async () => {
+    const created = await tillJson(['products', 'create', '--name', 'Typo Pro', '--price', '700:usd'], acme.env);
+    const result = await till(['products', 'get', created.id, '--json', 'nmae'], acme.env);
+    expect(result.exitCode).toBe(5);
+    const { error } = JSON.parse(result.stderr);
+    expect(error.code).toBe('UNKNOWN_JSON_FIELD');
+    expect(error.message).toMatch(/no field "nmae" here\. Fields: .*\bname\b/);
   });
 });

@@ -57,7 +57,7 @@ describe('till refunds, scripted with --json', () => {
     const missing = await till(['refunds', 'create', '--json'], acme.env);
     expect(missing.exitCode).toBe(2);
     expect(JSON.parse(missing.stderr).error.message).toBe('Missing --order, --amount, --reason (needed to create a refund).');
-    expect((await till(['refunds', 'create', '--order', id, '--amount', 'half', '--reason', 'other', '--yes'], acme.env)).exitCode).toBe(2);
+    expect((await till(['refunds', 'create', '--order', id, '--amount', 'half', '--reason', 'other', '--yes'], acme.env)).exitCode).toBe(5);
     expect(await tillJson(['orders', 'get', id], acme.env)).toMatchObject({ refunded_amount: 0 });
   });
 });
@@ -68,6 +68,26 @@ describe('till refunds create on a terminal', () => {
     const result = await tillOnTerminal(['refunds', 'create', '--order', id, '--amount', '500', '--reason', 'duplicate', '--json'], acme.env, [['Refund 5.00 USD + 1.00 USD tax of 20.00 USD refundable', 'y\r']]);
     expect(result.exitCode).toBe(0);
     expect(lastJson(result.stdout)).toMatchObject({ amount: 500, tax_amount: 100, reason: 'duplicate' });
+  });
+
+  it('checks the amount typed at the prompt against the refundable amount, as the price prompt checks a price', async () => {
+    const { id } = await paidOrder();
+    const result = await tillOnTerminal(['refunds', 'create', '--order', id, '--json'], { ...acme.env, NO_COLOR: '1' }, [
+      ['Amount to refund', '2001\r'],
+      ['20.01 USD is more than the 20.00 USD refundable', '\x7f\x7f\x7f\x7fhalf\r'],
+      ['A whole number of minor units', '\x7f\x7f\x7f\x7f600\r'],
+      ['Reason', '\r'],
+      ['Refund 6.00 USD + 1.20 USD tax of 20.00 USD refundable', 'y\r'],
+    ]);
+    expect(result.exitCode).toBe(0);
+    expect(lastJson(result.stdout)).toMatchObject({ amount: 600, reason: 'customer_request' });
+  });
+
+  it('prints one line saying what was refunded, and the refund only with --json', async () => {
+    const { id } = await paidOrder();
+    const result = await till(['refunds', 'create', '--order', id, '--amount', '500', '--reason', 'other', '--yes'], { ...acme.env, NO_COLOR: '1' });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^✓ Refunded 5\.00 USD \+ 1\.00 USD tax on order .* \(refund [0-9a-f-]{36}\)\.$/);
   });
 
   it('refunds nothing when the answer is no', async () => {

@@ -52,13 +52,14 @@ describe('till subscriptions, scripted with --json', () => {
     expect(await tillJson(['subscriptions', 'update', id, '--discount', 'none'], acme.env)).toMatchObject({ discount_id: null });
   });
 
-  it('revokes with --yes, refuses off a terminal without it, and exits 2 on an unknown reason', async () => {
+  it('revokes with --yes, refuses off a terminal without it, and exits 5 on an unknown reason', async () => {
     const id = await subscribe('cli-revoke@example.com');
     const refused = await till(['subscriptions', 'revoke', id, '--json'], acme.env);
     expect(refused.exitCode).toBe(2);
     expect(JSON.parse(refused.stderr).error.code).toBe('CONFIRMATION_REQUIRED');
     const badReason = await till(['subscriptions', 'cancel', id, '--reason', 'bored', '--json'], acme.env);
-    expect(badReason.exitCode).toBe(2);
+    expect(badReason.exitCode).toBe(5);
+    expect(JSON.parse(badReason.stderr).error.code).toBe('INVALID_FLAG');
     expect((await tillJson(['subscriptions', 'get', id], acme.env)).status).toBe('active');
 
     const revoked = await tillJson(['subscriptions', 'revoke', id, '--reason', 'unused', '--yes'], acme.env);

@@ -45,8 +45,13 @@ describe('till webhooks, scripted with --json', () => {
     const unknown = await till(['webhooks', 'create', '--url', 'https://hooks.example.com/x', '--format', 'raw', '--event', 'order.exploded'], acme.env);
     expect(unknown.exitCode).not.toBe(0);
     expect(unknown.stderr).toMatch(/--event|events/);
-    const badCode = await till(['webhooks', 'deliveries', '--code', '6xx'], acme.env);
-    expect(badCode.exitCode).toBe(2);
+    // A value till cannot use exits 5 (INVALID_FLAG); two flags that exclude each other are a usage error (2).
+    const badCode = await till(['webhooks', 'deliveries', '--code', '6xx', '--json'], acme.env);
+    expect(badCode.exitCode).toBe(5);
+    expect(JSON.parse(badCode.stderr).error.code).toBe('INVALID_FLAG');
+    const both = await till(['webhooks', 'deliveries', '--failed', '--succeeded', '--json'], acme.env);
+    expect(both.exitCode).toBe(2);
+    expect(JSON.parse(both.stderr).error.code).toBe('CONFLICTING_FLAGS');
   });
 
   it('lists deliveries and redelivers an event with the same webhook-id', async () => {
@@ -63,9 +68,22 @@ describe('till webhooks, scripted with --json', () => {
     expect(requests[1].headers['webhook-id']).toBe(eventId);
     expect(requests[1].body).toBe(requests[0].body);
 
+    // Rows on stdout, the page note on stderr (a pipe gets rows only), counted in good grammar.
     const human = await till(['webhooks', 'deliveries', '--endpoint', endpoint.id], acme.env);
     expect(human.exitCode).toBe(0);
+    expect(human.stdout.split('\n')).toHaveLength(2);
     expect(human.stdout).toMatch(/customer\.created/);
-    expect(human.stdout).toMatch(/2 attempts/);
+    expect(human.stdout).not.toMatch(/page|attempts/i);
+    expect(human.stderr).toBe('');
+    const firstPage = await till(['webhooks', 'deliveries', '--endpoint', endpoint.id, '--limit', '1'], acme.env);
+    expect(firstPage.stdout.split('\n')).toHaveLength(1);
+    expect(firstPage.stderr).toBe('Page 1 of 2, 2 attempts in all: --page 2 for the next.');
+    const none = await till(['webhooks', 'deliveries', '--endpoint', endpoint.id, '--failed'], acme.env);
+    expect(none).toMatchObject({ exitCode: 0, stdout: '', stderr: 'No deliveries.' });
+
+    const redelivered = await till(['webhooks', 'redeliver', eventId, '--endpoint', endpoint.id], acme.env);
+    expect(redelivered.stdout).toContain(`Event ${eventId} queued again for 1 endpoint:`);
+    const listed = await till(['webhooks', 'list'], acme.env);
+    expect(listed.stdout).toMatch(/\t1 type\t/);
   });
 });

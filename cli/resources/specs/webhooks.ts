@@ -2,6 +2,7 @@ import { EVENT_TYPES } from '../../commands/listen/event-types.js';
 import { describeValue, shortDate } from '../../ui/record.js';
 import { boolean, choice, text } from '../fields.js';
 import type { ResourceSpec } from '../spec.js';
+import { count } from '../words.js';
 
 /**
  * `till webhooks`: endpoints that receive the organization's events, signed (Standard Webhooks). list, get,
@@ -37,11 +38,13 @@ export const webhooks: ResourceSpec = {
     { header: 'ID', value: (endpoint) => String(endpoint.id), max: 36 },
     { header: 'URL', value: (endpoint) => String(endpoint.url), max: 60 },
     { header: 'FORMAT', value: (endpoint) => String(endpoint.format) },
-    { header: 'EVENTS', value: (endpoint) => (Array.isArray(endpoint.events) ? `${endpoint.events.length} type${endpoint.events.length === 1 ? '' : 's'}` : '—') },
+    { header: 'EVENTS', value: (endpoint) => (Array.isArray(endpoint.events) ? count(endpoint.events.length, 'type') : '—') },
     { header: 'ENABLED', value: (endpoint) => (endpoint.enabled ? 'yes' : `no${endpoint.disabled_at ? ` (since ${shortDate(endpoint.disabled_at)})` : ''}`) },
     { header: 'NAME', value: (endpoint) => describeValue(endpoint.name ?? '—') },
   ],
-  createdHint: 'Verify requests with this secret (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). `till webhooks deliveries --endpoint ID` shows the attempts.',
+  // The signing secret is shown once: it is part of what a create prints.
+  describeCreated: (endpoint, style) => `${style.green('✓')} Created webhook endpoint ${String(endpoint.url)} (${String(endpoint.id)}).\n${style.dim('signing secret')}  ${String(endpoint.secret)}`,
+  createdHint: (endpoint) => `Verify requests with this secret (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). \`till webhooks deliveries --endpoint ${String(endpoint.id)}\` shows the attempts.`,
 };
 
 /** The event types Till sends (SPEC §3), for `--event all`: the one list the CLI keeps. */

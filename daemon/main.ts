@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startDaemon } from './server.js';
+import { bannerLine, heldDestination } from './banner.js';
 import { createDatabase } from '../core/db/database.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth } from '../core/auth/auth.js';
@@ -26,8 +27,21 @@ export async function main(argv: string[], env: Env): Promise<number> {
     .description('migrate the database and serve HTTP (the default)')
     .action(async () => {
       const config = loadConfig(env);
-      const logger = createLogger(config.logLevel);
-      const daemon = await startDaemon(config, logger);
+      // On a terminal a person started it: one human line first (where to go), then the JSON logs, held until then.
+      const terminal = process.stdout.isTTY === true;
+      const held = terminal ? heldDestination(process.stdout) : undefined;
+      const logger = createLogger(config.logLevel, held?.stream);
+      let daemon;
+      try {
+        daemon = await startDaemon(config, logger);
+      } finally {
+        if (held && !daemon) held.release();
+      }
+      if (held) {
+        const line = await bannerLine(daemon.db, daemon.url, daemon.baseUrl).catch(() => `tilld is listening on ${daemon.url} (JSON logs follow)`);
+        process.stdout.write(`${line}\n`);
+        held.release();
+      }
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           logger.info({ signal }, 'shutting down');

@@ -115,7 +115,7 @@ describe('till ui', () => {
     expect(discounts).toEqual([expect.objectContaining({ name: 'Terminal ten', basis_points: 1000 })]);
 
     // An order to refund: `till trigger order.paid` buys a product through a sandbox checkout.
-    const triggered = await till(['trigger', 'order.paid', '--json'], acme.env);
+    const triggered = await till(['trigger', 'order.paid', '--yes', '--json'], acme.env);
     expect(triggered.exitCode, triggered.stderr).toBe(0);
     await ui.keys('5');
     await ui.showing(/paid/);

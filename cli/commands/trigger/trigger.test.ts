@@ -11,6 +11,7 @@ import { loadConfig, type DaemonConfig } from '../../../daemon/config.js';
 import { createLogger } from '../../../daemon/logger.js';
 import { startDaemon, type RunningDaemon } from '../../../daemon/server.js';
 import { signUp } from '../../../daemon/testing/auth-client.js';
+import { v1Request } from '../../../daemon/testing/v1.js';
 import { createOrganization } from '../../testing/catalog.js';
 import { startReceiver, type Receiver } from '../../testing/receiver.js';
 import { TILL_BIN, tempConfigDir, till, tillEnv } from '../../testing/till.js';
@@ -52,6 +53,9 @@ beforeAll(async () => {
   daemon = await start();
   const user = await signUp(daemon.url, { name: 'Tia Trigger' });
   const { organizationId } = await createOrganization(user, 'Trigger Shop');
+  // `till trigger` writes into sandbox organizations only (without --yes).
+  const marked = await v1Request(daemon.url, user.token, 'PATCH', `/organizations/${organizationId}/clock`, { sandbox: true });
+  if (marked.status !== 200) throw new Error(`sandbox on failed: ${marked.status}`);
   env = { TILL_SERVER: daemon.url, TILL_TOKEN: user.token, TILL_CONFIG_DIR: tempConfigDir(), TILL_ORG: organizationId };
   receiver = await startReceiver();
 });

@@ -11,6 +11,7 @@ import type { ApiObject } from '../../resources/spec.js';
 import { loadFixture } from '../fixtures/load.js';
 import { didYouMean } from '../fixtures/nearest.js';
 import { describeStep, executeFixtures } from '../fixtures/run.js';
+import { requireSandbox } from '../fixtures/sandbox.js';
 import { EVENT_TYPES } from '../listen/event-types.js';
 import { follow } from '../listen/stream.js';
 
@@ -20,6 +21,8 @@ export interface TriggerOptions {
   json?: boolean;
   /** Seconds to wait for the event after the fixture ran. */
   wait?: string;
+  /** Trigger in an organization that is not a sandbox without asking. */
+  yes?: boolean;
 }
 
 const DEFAULT_WAIT_S = 15;
@@ -66,6 +69,7 @@ export async function trigger(eventType: string | undefined, options: TriggerOpt
   if (!token) throw notSignedIn(server);
   const session = sessionOf(env, streams, out, credentials);
   const orgId = await organizationOf(session, options.org);
+  await requireSandbox(session, orgId, `the ${eventType} trigger`, options.yes === true);
 
   // Listen first, so the event cannot slip by between the run and the subscription.
   const controller = new AbortController();
@@ -105,7 +109,7 @@ export async function trigger(eventType: string | undefined, options: TriggerOpt
 
   try {
     await waitFor((message) => message.event === 'ready', 15_000, `The event stream of ${server} did not open.`);
-    const outcome = await executeFixtures([fixture], { server: options.server, org: orgId, json: options.json }, env, streams, out, (step) => out.json || streams.stdout.write(`${describeStep(step, out)}\n`));
+    const outcome = await executeFixtures([fixture], { server: options.server, org: orgId, json: options.json, yes: true }, env, streams, out, (step) => out.json || streams.stdout.write(`${describeStep(step, out)}\n`));
     // The event this run caused mentions something it created (other activity in the organization may emit the same type).
     const created = Object.values(outcome.ids);
     const ours = (message: EventSourceMessage) => message.event === eventType && (created.length === 0 || created.some((id) => message.data.includes(`"${id}"`)));

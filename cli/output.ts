@@ -65,7 +65,7 @@ export interface Output {
   /** Styles for text written to stdout and to stderr (each is plain unless its stream may have colour). */
   readonly style: { out: Style; err: Style };
   /** The command's result: one JSON document on stdout with --json, the human text otherwise. */
-  result(data: unknown, human: (style: Style) => string): void;
+  result(data: unknown, human: (style: Style) => string, options?: { lenient?: boolean }): void;
   /**
    * A list: its rows on stdout (nothing when there are none), and every note about it (that it is empty, which
    * page of how many) on stderr, so a pipe gets rows only. With --json, `data` on stdout and no note.
@@ -88,8 +88,9 @@ export function createOutput(streams: Streams, env: Env, options: { json?: boole
   const line = (stream: Writable, text: string) => {
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
   };
-  const result = (data: unknown, human: (style: Style) => string) => {
-    line(streams.stdout, json ? JSON.stringify(fields ? selectFields(data, fields) : data) : human(out));
+  // lenient: one line of a stream whose lines differ in shape (`till listen`): a field it lacks is null, not an error.
+  const result = (data: unknown, human: (style: Style) => string, options: { lenient?: boolean } = {}) => {
+    line(streams.stdout, json ? JSON.stringify(fields ? selectFields(data, fields, options) : data) : human(out));
   };
   const note = (text: string) => {
     if (!json) line(streams.stderr, text);
@@ -112,7 +113,8 @@ export function createOutput(streams: Streams, env: Env, options: { json?: boole
       }
     },
     jsonLine(data) {
-      line(streams.stdout, JSON.stringify(fields ? selectFields(data, fields) : data));
+      // Progress for a script (the device code), not the result: never narrowed by --json FIELDS.
+      line(streams.stdout, JSON.stringify(data));
     },
     note,
     failure({ code, message, hint }) {
@@ -150,7 +152,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * (`{items, pagination}` keeps its pagination). A dotted field (`customer.email`) reaches into a nested object.
  * A field no object has is a usage error listing the fields there are.
  */
-export function selectFields(data: unknown, fields: readonly string[]): unknown {
+export function selectFields(data: unknown, fields: readonly string[], { lenient = false }: { lenient?: boolean } = {}): unknown {
+  const checkFields = lenient ? () => {} : requireFields;
   if (isRecord(data) && Array.isArray(data.items) && isRecord(data.pagination)) {
     if (data.items.length > 0) checkFields(data.items, fields);
     const items = data.items.map((item) => pick(item, fields));
@@ -183,7 +186,7 @@ function pick(object: unknown, fields: readonly string[]): Record<string, unknow
 }
 
 /** Every field must exist on at least one of the objects (a null value counts): a typo is caught, not printed as null. */
-function checkFields(objects: readonly unknown[], fields: readonly string[]): void {
+function requireFields(objects: readonly unknown[], fields: readonly string[]): void {
   const unknown = fields.filter((field) => !objects.some((object) => valueAt(object, field).found));
   if (unknown.length === 0) return;
   const available = [...new Set(objects.flatMap((object) => (isRecord(object) ? Object.keys(object) : [])))].sort();

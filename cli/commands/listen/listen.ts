@@ -48,7 +48,7 @@ export async function listen(options: ListenOptions, env: Env, streams: Streams)
   const token = await tokenOf(session);
   const style = out.style.out;
   // One line per happening: JSON lines with --json, text otherwise, on stdout either way (CI greps it).
-  const print = (human: string, json: Record<string, unknown>) => out.result(json, () => human);
+  const print = (human: string, json: Record<string, unknown>) => out.result(json, () => human, { lenient: true });
 
   const controller = new AbortController();
   const stop = () => controller.abort();

@@ -12,10 +12,16 @@ export const SESSION_COOKIE_LIMIT = 4093;
 const URL_FIELDS = ['callbackURL', 'errorCallbackURL', 'newUserCallbackURL', 'redirectTo', 'redirectURI'];
 /** Longest URL accepted in a field of URL_FIELDS (what browsers and proxies reliably carry). */
 export const MAX_URL_LENGTH = 2048;
+/**
+ * Longest text accepted in any field of any auth route (an ID token from a provider is the longest real one, a few
+ * KiB). Better Auth copies some fields into headers (the OAuth callback redirects with them): unbounded, they make
+ * answers no client reads.
+ */
+export const MAX_TEXT_LENGTH = 16 * 1024;
 
 /**
- * Input no auth route can use: U+0000 (PostgreSQL text cannot hold it), absurd nesting, and a redirect URL
- * longer than any real one. Refused for every route before anything reaches the database or a log line.
+ * Input no auth route can use: U+0000 (PostgreSQL text cannot hold it), absurd nesting, text longer than
+ * MAX_TEXT_LENGTH and a redirect URL longer than any real one. Refused for every route before anything reaches the database or a log line.
  */
 const unusableInput = createAuthMiddleware(async (ctx) => {
   // A POST's body is a JSON object (daemon/http/auth-handler.ts sends `{}` for none); Better Auth reads its fields unchecked.
@@ -24,13 +30,14 @@ const unusableInput = createAuthMiddleware(async (ctx) => {
     throw validationError(['body'], 'Expected a JSON object');
   }
   for (const [location, value] of [['body', ctx.body], ['query', ctx.query]] as const) {
-    const problem = findUnstorable(value, location);
-    if (problem) throw validationError(problem.loc, problem.msg);
-    if (!value || typeof value !== 'object') continue;
-    for (const field of URL_FIELDS) {
-      const url = (value as Record<string, unknown>)[field];
-      if (typeof url === 'string' && url.length > MAX_URL_LENGTH) throw validationError([location, field], `At most ${MAX_URL_LENGTH} characters`);
+    if (value && typeof value === 'object') {
+      for (const field of URL_FIELDS) {
+        const url = (value as Record<string, unknown>)[field];
+        if (typeof url === 'string' && url.length > MAX_URL_LENGTH) throw validationError([location, field], `At most ${MAX_URL_LENGTH} characters`);
+      }
     }
+    const problem = findUnstorable(value, location, { maxTextLength: MAX_TEXT_LENGTH });
+    if (problem) throw validationError(problem.loc, problem.msg);
   }
 });
 

@@ -11,6 +11,21 @@ import {
   type DBAdapterDebugLogOption,
   type JoinConfig,
 } from 'better-auth/adapters';
+import { APIError } from 'better-auth/api';
+import { isUniqueViolation } from '../db/sql.js';
+
+/**
+ * A write a unique index refused: two requests raced past Better Auth's own "already exists" check (two sign-ups
+ * of one address, two organizations with one slug). The loser is told so with a 409, never a 500.
+ */
+async function refusingDuplicates<T>(write: PromiseLike<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new APIError('CONFLICT', { code: 'ALREADY_EXISTS', message: 'It already exists (another request created it at the same moment)' });
+    throw error;
+  }
+}
 
 /**
  * Better Auth storage on Till's knex pool, for SQLite (better-sqlite3 or sqlite3) and PostgreSQL.
@@ -292,7 +307,7 @@ export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
 
       const adapter: CustomAdapter = {
         async create({ model, data }) {
-          const [row] = await returningAll(executor(model).insert(toDriverRow(data)));
+          const [row] = await refusingDuplicates(returningAll(executor(model).insert(toDriverRow(data))));
           return row as typeof data;
         },
 
@@ -328,14 +343,14 @@ export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
             modelKey,
             where,
           ).update(values);
-          const [row] = await returningAll(query);
+          const [row] = await refusingDuplicates(returningAll(query));
           return (row ?? null) as T | null;
         },
 
         async updateMany({ model, modelKey = model, where, update }) {
           const values = toDriverRow(update);
           if (Object.keys(values).length === 0) return adapter.count({ model, modelKey, where });
-          return Number(await applyWhere(executor(model), modelKey, where).update(values));
+          return Number(await refusingDuplicates(applyWhere(executor(model), modelKey, where).update(values)));
         },
 
         async delete({ model, modelKey = model, where }) {

@@ -74,6 +74,21 @@ describe('malformed auth requests', () => {
     expect(JSON.stringify(daemon.logs)).not.toContain('d'.repeat(500));
   });
 
+  it('answer requests that race for one slug or one address with one success and 409s, never a 500', async () => {
+    const slug = `race-${Math.random().toString(36).slice(2, 8)}`;
+    const creates = await Promise.all(Array.from({ length: 6 }, () => raw('POST', '/organization/create', JSON.stringify({ name: 'Race', slug }), { cookie: cookies() })));
+    const created = creates.map((res) => res.status).sort();
+    expect(created.filter((status) => status === 200)).toHaveLength(1);
+    expect(created.every((status) => status === 200 || status === 400 || status === 409)).toBe(true);
+
+    const email = uniqueEmail('race');
+    const signUps = await Promise.all(Array.from({ length: 6 }, () => raw('POST', '/sign-up/email', JSON.stringify({ email, password: TEST_PASSWORD, name: 'Race' }))));
+    const answered = signUps.map((res) => res.status);
+    expect(answered.filter((status) => status === 200)).toHaveLength(1);
+    expect(answered.every((status) => status === 200 || status === 409 || status === 422)).toBe(true);
+    for (const res of signUps) expect(res.text).not.toMatch(/\bat .+:\d+:\d+|select |insert into|duplicate key/i);
+  });
+
   it('never answer with a stack trace or SQL', async () => {
     const res = await raw('POST', '/sign-up/email', '{"email": 1, "password": [], "name": {}}');
     expect(res.status).toBe(400);

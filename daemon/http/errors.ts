@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isCoreError, type CoreError, type ErrorKind } from '../../core/errors.js';
+import { isUniqueViolation } from '../../core/db/sql.js';
 
 /** Each kind's status and the error name Polar's API (and so @polar-sh/sdk) expects in the body. */
 export const HTTP_BY_KIND: Record<ErrorKind, { status: number; error: string }> = {
@@ -66,6 +67,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err?.type === 'entity.parse.failed') {
     // Malformed JSON is invalid input like any other, as Polar answers it: a 422 at ['body'].
     res.status(422).json({ error: 'RequestValidationError', code: 'MALFORMED_BODY', detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+    return;
+  }
+  if (isUniqueViolation(err)) {
+    // Two requests raced past a service's own "already exists" check: the loser hears of the conflict, not a 500.
+    res.status(409).json({ error: 'Conflict', code: 'ALREADY_EXISTS', detail: 'It already exists (another request created it at the same moment)' });
     return;
   }
   if (status >= 400 && status < 500) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
-import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
+import { oneOrMany, queryNumber, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { Timestamp } from '../../core/billing/shared/time.js';
 import { getEvent, listEventNames, listEvents, type EventView } from '../../core/metering/events.js';
 import { ingestEvents } from '../../core/metering/ingest.js';
@@ -68,7 +68,7 @@ export const eventRoutes = [
         .pipe(Filter)
         .optional(),
       parent_id: z.string().optional(),
-      depth: z.coerce.number().int().min(0).max(5).optional(),
+      depth: queryNumber(z.coerce.number().int().min(0).max(5)).optional(),
       query: z.string().optional(),
       sorting: sortingQuery(EVENT_SORTING).default(['-timestamp']),
     }),

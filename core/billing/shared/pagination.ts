@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { queryNumber } from './query.js';
 
 export const MAX_LIMIT = 100;
 
 /** Polar's list paging: `page` from 1, `limit` from 1 (default 10); a limit above 100 is taken as 100, as Polar does. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).default(10).transform((limit) => Math.min(limit, MAX_LIMIT)),
+  page: queryNumber(z.coerce.number().int().min(1).default(1)),
+  limit: queryNumber(z.coerce.number().int().min(1).default(10)).transform((limit) => Math.min(limit, MAX_LIMIT)),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 

@@ -3,6 +3,13 @@ import { z } from 'zod';
 /** A query filter given once (`?id=a`) or repeated (`?id=a&id=b`): always an array after parsing. */
 export const oneOrMany = <S extends z.ZodType>(item: S) => z.preprocess((value) => (Array.isArray(value) ? value : [value]), z.array(item));
 
+/**
+ * A number read from a query string. `z.coerce.number()` alone reads an empty or blank value (`?depth=`) as 0, a
+ * valid value of many filters: here it is refused as not a number. The published schema stays the inner one.
+ */
+export const queryNumber = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? Number.NaN : value), schema);
+
 /** `true`/`false` in a query string. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 

@@ -101,6 +101,12 @@ async function runStep(step: Step, context: StepContext): Promise<string> {
   }
   const fields = step.entry!.fields;
   const body = writeBody(kind, fields, context);
+  // A file without a Discord token keeps the benefit's own: an update sends it back unchanged.
+  if (kind === 'benefit' && fields.type === 'discord' && step.action === 'update') {
+    const properties = body.properties as Record<string, unknown>;
+    const currentToken = (step.current?.properties as Record<string, unknown> | undefined)?.guild_token;
+    if (properties.guild_token === undefined && currentToken !== undefined) body.properties = { ...properties, guild_token: currentToken };
+  }
   if (step.action === 'create' || step.action === 'replace') {
     if (step.action === 'replace') await write(step, 'delete', 'DELETE', `${base}/${step.id}`, undefined);
     const created = await write(step, 'create', 'POST', base, { ...body, organization_id: organizationId });

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
 import type { Env } from '../output.js';
 import { fileEntries, KINDS, SECTION, type Entry, type Kind } from './model.js';
-import { CatalogFile } from './schema.js';
+import { CatalogFile, ENV_REFERENCE_ONLY } from './schema.js';
 
 /** A catalog file read, its `${env:NAME}` references filled in, checked, and turned into entries. */
 export interface LoadedCatalog {
@@ -41,6 +41,31 @@ export function expandEnvironment(file: string, value: unknown, env: Env, path =
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expandEnvironment(file, item, env, path ? `${path}.${key}` : key)]));
   }
   return value;
+}
+
+/**
+ * Secrets come from the environment, never from the file: a webhook's `secret` and a Discord benefit's
+ * `guild_token` must each be one `${env:NAME}` (checked before the environment is filled in).
+ */
+export function checkSecrets(file: string, raw: unknown): void {
+  const refuse = (where: string) => {
+    throw bad(file, `holds a secret at ${where}: secrets come from the environment, never from the file`, 'Write `${env:NAME}` there and set NAME in the environment of `till`.');
+  };
+  const isEnvReference = (value: unknown) => typeof value === 'string' && ENV_REFERENCE_ONLY.test(value);
+  const document = (raw ?? {}) as { webhooks?: unknown; benefits?: unknown };
+  if (Array.isArray(document.webhooks)) {
+    document.webhooks.forEach((webhook, index) => {
+      if (webhook && typeof webhook === 'object' && 'secret' in webhook && !isEnvReference((webhook as { secret: unknown }).secret)) refuse(`webhooks[${index}].secret`);
+    });
+  }
+  if (Array.isArray(document.benefits)) {
+    document.benefits.forEach((benefit, index) => {
+      const properties = benefit && typeof benefit === 'object' ? (benefit as { properties?: unknown }).properties : undefined;
+      if (properties && typeof properties === 'object' && 'guild_token' in properties && !isEnvReference((properties as { guild_token: unknown }).guild_token)) {
+        refuse(`benefits[${index}].properties.guild_token`);
+      }
+    });
+  }
 }
 
 /** Checks a parsed file against the schema, its keys for uniqueness and its references for targets. */
@@ -84,5 +109,7 @@ export async function loadCatalog(path: string, env: Env): Promise<LoadedCatalog
   } catch (error) {
     throw new CliError('FILE_NOT_FOUND', `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.invalid);
   }
-  return checkCatalog(path, expandEnvironment(path, await parseText(path, text), env));
+  const raw = await parseText(path, text);
+  checkSecrets(path, raw);
+  return checkCatalog(path, expandEnvironment(path, raw, env));
 }

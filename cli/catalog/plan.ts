@@ -106,6 +106,8 @@ export function buildPlan(entries: readonly Entry[], organizationSettings: Recor
     const id = String(object.id);
     named.add(`${entry.kind}:${id}`);
     const current = serverFields(entry.kind, object, refs);
+    // A Discord token is managed only when the file names one (from the environment), like a webhook's secret.
+    if (entry.kind === 'benefit' && !hasGuildToken(entry.fields.properties)) current.properties = withoutGuildToken(current.properties);
     const changes = entry.kind === 'product' ? productChanges(current, entry.fields) : fieldChanges(current, entry.fields);
     // Webhooks (enabled) and discounts (ends_at) carry their archived state in fields the diff compares already.
     if ((entry.kind === 'product' || entry.kind === 'meter') && isArchived(entry.kind, object, options.now)) {
@@ -176,6 +178,19 @@ function boundObject(state: OrganizationState, kind: Kind, key: string): ApiObje
   return binding ? state.objects[kind].find((object) => String(object.id) === binding.object_id) : undefined;
 }
 
+const hasGuildToken = (properties: unknown) => Boolean(properties && typeof properties === 'object' && 'guild_token' in properties);
+
+/** Properties without a Discord benefit's guild token (what `till pull` writes, and what a file without one manages). */
+export function withoutGuildToken(properties: unknown): unknown {
+  if (!hasGuildToken(properties)) return properties;
+  const { guild_token: _token, ...rest } = properties as Record<string, unknown>;
+  void _token;
+  return rest;
+}
+
+/** A value as a plan shows it: a Discord guild token never appears, only that it is there. */
+const hidden = (value: unknown, replacement: string) => (hasGuildToken(value) ? { ...(value as Record<string, unknown>), guild_token: replacement } : value);
+
 /** Every field the file names whose value differs (fields the file leaves out, like a webhook's secret, are not managed). */
 export function fieldChanges(current: Record<string, unknown>, wanted: Record<string, unknown>): Change[] {
   const changes: Change[] = [];
@@ -183,6 +198,7 @@ export function fieldChanges(current: Record<string, unknown>, wanted: Record<st
     const from = current[field];
     if (equal(from, to)) continue;
     if (field === 'secret') changes.push({ field, from: '(hidden)', to: '(from the environment)' });
+    else if (field === 'properties') changes.push({ field, from: hidden(from ?? null, '(hidden)'), to: hidden(to, '(from the environment)') });
     else changes.push({ field, from: from ?? null, to });
   }
   return changes;
@@ -220,5 +236,5 @@ export function matchPrices<T>(current: readonly T[], wanted: readonly unknown[]
 function creationChanges(fields: Record<string, unknown>): Change[] {
   return Object.entries(fields)
     .filter(([field, value]) => field !== 'secret' && value !== null && !(Array.isArray(value) && value.length === 0) && !(value && typeof value === 'object' && Object.keys(value).length === 0))
-    .map(([field, to]) => ({ field, to }));
+    .map(([field, to]) => ({ field, to: field === 'properties' ? hidden(to, '(from the environment)') : to }));
 }

@@ -1,5 +1,5 @@
 import { KINDS, SECTION, serverFields, type ApiObject, type Kind } from './model.js';
-import { isArchived, type OrganizationState } from './plan.js';
+import { isArchived, withoutGuildToken, type OrganizationState } from './plan.js';
 
 /** A key for an object no key names yet: from its name, made unique within its kind. */
 export function suggestKey(object: ApiObject, taken: Set<string>, kind: Kind): string {
@@ -46,6 +46,8 @@ export function catalogOfOrganization(state: OrganizationState, now: Date): Reco
       const fields = serverFields(kind, object, refs);
       // The signing secret stays out of the file: name it with `secret: ${env:NAME}` to manage it.
       if (kind === 'webhook') delete fields.secret;
+      // Nor a Discord benefit's guild token: name it with `guild_token: ${env:NAME}` to manage it.
+      if (kind === 'benefit') fields.properties = withoutGuildToken(fields.properties);
       entries.push({ key, ...fields });
     }
     entries.sort((a, b) => String(a.key).localeCompare(String(b.key)));

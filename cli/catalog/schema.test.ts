@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { checkCatalog, expandEnvironment } from './file.js';
-import { catalogJsonSchema } from './schema.js';
+import { checkCatalog, checkSecrets, expandEnvironment } from './file.js';
+import { catalogJsonSchema, ENV_REFERENCE_ONLY } from './schema.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -26,6 +26,16 @@ describe('the catalog file schema', () => {
     const docs = readFileSync(join(root, 'docs', 'catalog-as-code.md'), 'utf8');
     const example = docs.split('## A complete example')[1].split('```yaml\n')[1].split('```')[0];
     expect(example).toBe(readFileSync(join(root, 'fixtures', 'catalog.example.yaml'), 'utf8'));
+  });
+
+  it('refuses a webhook secret or a Discord token written in the file: secrets come only from the environment', () => {
+    expect(() => checkSecrets('c.yaml', { webhooks: [{ key: 'app', url: 'https://x.test', secret: 'whsec_literal_secret' }] })).toThrow(/secret at webhooks\[0\]\.secret/);
+    expect(() => checkSecrets('c.yaml', { webhooks: [{ key: 'app', url: 'https://x.test', secret: 'prefix-${env:SECRET}' }] })).toThrow(/never from the file/);
+    expect(() => checkSecrets('c.yaml', { benefits: [{ key: 'd', type: 'discord', properties: { guild_token: 'abc.def', role_id: '1' } }] })).toThrow(/benefits\[0\]\.properties\.guild_token/);
+    expect(() => checkSecrets('c.yaml', { webhooks: [{ key: 'app', url: 'https://x.test', secret: '${env:SECRET}' }, { key: 'other', url: 'https://y.test' }] })).not.toThrow();
+    // Editors are told too: the schema's secret fields take only an environment reference.
+    const patterns = JSON.stringify(catalogJsonSchema()).split(JSON.stringify(ENV_REFERENCE_ONLY.source)).length - 1;
+    expect(patterns).toBe(2);
   });
 
   it('refuses a missing environment variable by name, a reference to an undefined key, and a duplicate key', () => {

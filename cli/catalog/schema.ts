@@ -13,7 +13,10 @@ const Key = z
   .describe('A stable key the file owns; other entries refer to this object by it');
 const Ref = (kind: string) => z.string().min(1).describe(`The key of a ${kind} in this file`);
 const Metadata = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}).describe('Free key-value pairs kept on the object');
-const Secret = z.string().describe('Never the secret itself: `${env:NAME}` takes it from the environment of `till apply`');
+/** A secret's only spelling in a file: one environment reference (`till` refuses anything else, cli/catalog/file.ts). */
+export const ENV_REFERENCE_ONLY = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
+// The pattern is for editors (JSON Schema); the file is checked before `${env:…}` is filled in, so zod does not apply it.
+const Secret = z.string().describe('Never the secret itself: `${env:NAME}` takes it from the environment of `till apply`').meta({ pattern: ENV_REFERENCE_ONLY.source });
 const Currency = z.string().regex(/^[a-z]{3}$/, 'A lowercase ISO 4217 code such as usd');
 const Interval = z.enum(['day', 'week', 'month', 'year']);
 
@@ -89,7 +92,13 @@ export const Benefit = z.discriminatedUnion('type', [
     .object({
       ...BenefitBase,
       type: z.literal('discord'),
-      properties: z.object({ guild_token: Secret, role_id: z.string().regex(/^\d{1,20}$/), kick_member: z.boolean().default(false) }).strict(),
+      properties: z
+        .object({
+          guild_token: Secret.optional().describe('`${env:NAME}`; left out, the benefit keeps the token it has (`till pull` never writes it; a new benefit needs one)'),
+          role_id: z.string().regex(/^\d{1,20}$/),
+          kick_member: z.boolean().default(false),
+        })
+        .strict(),
     })
     .strict(),
   z

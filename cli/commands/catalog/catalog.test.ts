@@ -87,6 +87,9 @@ describe('till plan, apply and pull against a real tilld with an organization ac
         'benefit:api-credits', 'product:ebook', 'product:pro', 'product:team', 'product:tip-jar', 'discount:launch', 'discount:five-off', 'webhook:app', 'tax_rate:de', 'tax_rate:us-ny',
       ].sort(),
     );
+    // Secrets come from the environment and never show in a plan.
+    const human = await till(['plan', file], env);
+    for (const secret of [env.DISCORD_GUILD_TOKEN, env.WEBHOOK_SECRET]) expect(JSON.stringify(first.plan) + human.stdout).not.toContain(secret);
     await applyYes(file);
 
     const products = (await api(`/v1/products/?organization_id=${organizationId}&limit=100`)).items;
@@ -149,9 +152,14 @@ describe('till plan, apply and pull against a real tilld with an organization ac
     const result = await till(['pull', '--output', pulled], env);
     expect(result.exitCode).toBe(0);
     expect(readFileSync(pulled, 'utf8')).toContain('key: pro');
+    for (const secret of [env.DISCORD_GUILD_TOKEN, env.WEBHOOK_SECRET]) expect(readFileSync(pulled, 'utf8')).not.toContain(secret);
     const { exitCode, plan } = await planJson(pulled);
     expect(plan.steps).toEqual([]);
     expect(exitCode).toBe(0);
+    // Pulling again writes the same file, to the letter.
+    const again = join(dir, 'pulled-again.yaml');
+    expect((await till(['pull', '--output', again], env)).exitCode).toBe(0);
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(pulled, 'utf8'));
     const asJson = join(dir, 'pulled.json');
     expect((await till(['pull', '--output', asJson], env)).exitCode).toBe(0);
     expect((await planJson(asJson)).exitCode).toBe(0);
@@ -176,5 +184,21 @@ describe('till plan, apply and pull against a real tilld with an organization ac
     expect(tipJar.is_archived).toBe(true);
     const endpoint = (await api(`/v1/webhooks/endpoints?organization_id=${organizationId}`)).items[0];
     expect(endpoint.enabled).toBe(false);
+    // Archived, never deleted: the discount is ended and still there.
+    const fiveOff = (await api(`/v1/discounts/?organization_id=${organizationId}&limit=100`)).items.find((d: { name: string }) => d.name === 'Five off');
+    expect(Date.parse(fiveOff.ends_at)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('edits a Discord benefit from a pulled file, which names no token: the benefit keeps its own', async () => {
+    const pulled = join(dir, 'pulled-discord.yaml');
+    expect((await till(['pull', '--output', pulled], env)).exitCode).toBe(0);
+    const file = write('discord.yaml', readFileSync(pulled, 'utf8').replace("description: Members' Discord role", "description: Members' Discord roles"));
+    const { plan } = await planJson(file);
+    expect(plan.steps).toMatchObject([{ action: 'update', kind: 'benefit', key: 'discord', changes: [{ field: 'description' }] }]);
+    await applyYes(file);
+    expect((await planJson(file)).exitCode).toBe(0);
+    const discord = (await api(`/v1/benefits/?organization_id=${organizationId}&limit=100`)).items.find((b: { type: string }) => b.type === 'discord');
+    expect(discord.description).toBe("Members' Discord roles");
+    expect(discord.properties.guild_token).toBe(env.DISCORD_GUILD_TOKEN);
   });
 });

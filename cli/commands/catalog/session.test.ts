@@ -37,6 +37,7 @@ let daemon: TestDaemon;
 let env: Record<string, string>;
 let owner: { token: string };
 let organizationId: string;
+let slug: string;
 let file: string;
 
 const api = async (path: string) => (await fetch(`${daemon.url}${path}`, { headers: { authorization: `Bearer ${owner.token}` } })).json();
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const created = await fetch(`${daemon.url}/api/auth/organization/create`, {
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', origin: daemon.url },
-    body: JSON.stringify({ name: 'Signed In Co', slug: `signed-in-${Date.now().toString(36)}` }),
+    body: JSON.stringify({ name: 'Signed In Co', slug: (slug = `signed-in-${Date.now().toString(36)}`) }),
   });
   expect(created.status).toBe(200);
   organizationId = (await created.json()).id;
@@ -119,5 +120,24 @@ describe('till plan and apply signed in through the device flow', { timeout: 300
     const pulled = join(mkdtempSync(join(tmpdir(), 'till-catalog-session-')), 'pulled.yaml');
     expect((await till(['pull', '--output', pulled], env)).exitCode).toBe(0);
     expect((await till(['plan', pulled], env)).exitCode).toBe(0);
+  });
+
+  it('needs --org (or TILL_ORG) once the user has several organizations, and plans the one named', async () => {
+    const second = await fetch(`${daemon.url}/api/auth/organization/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', origin: daemon.url },
+      body: JSON.stringify({ name: 'Second Co', slug: `${slug}-second` }),
+    });
+    expect(second.status).toBe(200);
+    const unnamed = await till(['plan', file], env);
+    expect(unnamed.exitCode).toBe(2);
+    expect(unnamed.stderr).toContain('several organizations');
+    for (const named of [await till(['plan', file, '--org', slug, '--json'], env), await till(['plan', file, '--json'], { ...env, TILL_ORG: slug })]) {
+      expect(JSON.parse(named.stdout).organization_id).toBe(organizationId);
+    }
+    // The other organization is empty: everything to create.
+    const other = await till(['plan', file, '--org', `${slug}-second`, '--json'], env);
+    expect(other.exitCode).toBe(10);
+    expect(JSON.parse(other.stdout).steps.map((step: { action: string }) => step.action)).toEqual(['create', 'create', 'create']);
   });
 });

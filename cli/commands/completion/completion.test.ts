@@ -57,6 +57,9 @@ describe('till completion', () => {
     expect(await complete('till pro')).toEqual(['products']);
     expect(await complete('till products create --na')).toEqual(['--name']);
     expect(await complete('till completion ')).toEqual(['bash', 'fish', 'zsh']);
+    // A flag's value is not a subcommand: an id is not completed (no files), a file flag's value is a file.
+    expect(await complete('till products list --org ')).toEqual(['']);
+    expect(await complete('till products list --org acme --li')).toEqual(['--limit']);
   });
 
   it.skipIf(!has('zsh'))('loads in zsh as a completion function for till', async () => {

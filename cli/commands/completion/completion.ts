@@ -11,7 +11,8 @@ export interface CompletionNode {
   path: string;
   /** Subcommands, and the values a positional argument takes (`completion bash|zsh|fish`). */
   commands: { name: string; description: string }[];
-  flags: { flag: string; short?: string; description: string; takesValue: boolean }[];
+  /** takesValue: the flag needs a value (`--org <id>`), not one that may have one (`--json [fields]`). */
+  flags: { flag: string; short?: string; description: string; takesValue: boolean; file?: boolean }[];
 }
 
 /**
@@ -25,8 +26,8 @@ export function completionTree(program: Commander, setup: { env: Env; streams: S
     const commands = command.commands.filter((sub) => !(sub as unknown as { _hidden?: boolean })._hidden);
     const flags = command.options
       .filter((option) => !option.hidden && option.long)
-      .map((option) => ({ flag: option.long!, short: option.short ?? undefined, description: option.description, takesValue: option.required || option.optional }));
-    flags.push({ flag: '--help', short: '-h', description: 'show help', takesValue: false });
+      .map((option) => ({ flag: option.long!, short: option.short ?? undefined, description: option.description, takesValue: option.required, file: /<[^>]*file[^>]*>/.test(option.flags) }));
+    flags.push({ flag: '--help', short: '-h', description: 'show help', takesValue: false, file: false });
     const values = (command.registeredArguments[0]?.argChoices ?? []).map((value) => ({ name: value, description: value }));
     nodes.push({ path, commands: [...commands.map((sub) => ({ name: sub.name(), description: sub.description() })), ...values], flags });
     for (const sub of commands) visit(sub, path ? `${path} ${sub.name()}` : sub.name());
@@ -143,7 +144,7 @@ function fish(nodes: CompletionNode[]): string {
     for (const command of node.commands) lines.push(`complete -c till -n ${condition} -a ${quote(command.name)} -d ${quote(oneLine(command.description))}`);
     for (const flag of node.flags) {
       const short = flag.short ? ` -s ${flag.short.replace(/^-/, '')}` : '';
-      lines.push(`complete -c till -n ${condition} -l ${flag.flag.replace(/^--/, '')}${short}${flag.takesValue ? ' -r -F' : ''} -d ${quote(oneLine(flag.description))}`);
+      lines.push(`complete -c till -n ${condition} -l ${flag.flag.replace(/^--/, '')}${short}${flag.takesValue ? (flag.file ? ' -r -F' : ' -x') : ''} -d ${quote(oneLine(flag.description))}`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -67,8 +67,9 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
 
   program
     .command('status')
-    .description('check the server, its database, versions and who is signed in')
+    .description('check the server, its database, versions, who is signed in and how each organization takes payments')
     .option(...server)
+    .option('--org <id|slug>', 'report the payment mode of this organization only (default: TILL_ORG, else the one `till orgs use` chose, else all of yours)')
     .option(...json)
     .action(run(async () => (await import('./commands/status.js')).status));
 

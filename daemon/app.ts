@@ -39,6 +39,11 @@ export interface AppDeps {
   payments?: PaymentProcessor;
   /** Stripe when configured (TILL_STRIPE_*): organizations not marked sandbox pay through it. */
   stripe?: StripeIntegration | null;
+  /**
+   * Organizations not marked sandbox are paid through Stripe only: without it, their paid checkouts are refused
+   * (tilld sets it unless TILL_SANDBOX_ONLY). Absent, the sandbox pays for every organization Stripe does not.
+   */
+  liveRequired?: boolean;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
 }
@@ -80,7 +85,7 @@ export function createApp(given: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, stripe: deps.stripe ?? null }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, liveRequired: deps.liveRequired ?? false, stripe: deps.stripe ?? null }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

@@ -60,10 +60,14 @@ export interface DaemonConfig {
   listen: { pollMs: number; heartbeatMs: number };
   /** Webhook delivery: private addresses allowed, one attempt's time limit, first retry delay, idle poll, parallel sends. */
   webhooks: { allowPrivate: boolean; timeoutMs: number; retryBaseMs: number; pollMs: number; concurrency: number };
-  /** Stripe (TILL_STRIPE_*), or null: organizations not marked sandbox then use the sandbox processor too. */
+  /** Stripe (TILL_STRIPE_*), or null: organizations not marked sandbox then cannot be paid (unless TILL_SANDBOX_ONLY). */
   stripe: StripeConfig | null;
-  /** The sandbox processor: how long each of its calls takes before and after it is recorded (to rehearse a slow processor). */
-  sandbox: { delayMs: number };
+  /**
+   * The sandbox processor: how long each of its calls takes before and after it is recorded (to rehearse a slow
+   * processor); `only` (TILL_SANDBOX_ONLY): this server never takes real money, every organization pays through the
+   * sandbox (without it, an organization not marked sandbox needs Stripe to be paid).
+   */
+  sandbox: { delayMs: number; only: boolean };
 }
 
 /** Stripe's keys; `apiBase` points the client at a local stand-in of Stripe's API, for testing only. */
@@ -158,7 +162,7 @@ export function loadConfig(env: Env): DaemonConfig {
       concurrency: integer(env, 'TILL_WEBHOOKS_CONCURRENCY', 8, { min: 1, max: 256 }),
     },
     stripe: stripeSettings(env),
-    sandbox: { delayMs: integer(env, 'TILL_SANDBOX_DELAY_MS', 0, { min: 0, max: 60_000 }) },
+    sandbox: { delayMs: integer(env, 'TILL_SANDBOX_DELAY_MS', 0, { min: 0, max: 60_000 }), only: sandboxOnly(env) },
   };
 }
 
@@ -322,6 +326,13 @@ function flag(env: Env, name: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be 1 or 0; got "${env[name]}"`);
+}
+
+/** TILL_SANDBOX_ONLY: a server that never takes real money cannot have Stripe's keys. */
+function sandboxOnly(env: Env): boolean {
+  const only = flag(env, 'TILL_SANDBOX_ONLY');
+  if (only && env.TILL_STRIPE_SECRET_KEY?.trim()) throw new ConfigError('TILL_SANDBOX_ONLY and TILL_STRIPE_* cannot be set together: a sandbox-only server takes no real money');
+  return only;
 }
 
 /** Stripe (TILL_STRIPE_*): all three keys or none; TILL_STRIPE_API_BASE points at a local stand-in, for testing. */

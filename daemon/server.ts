@@ -75,7 +75,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, clipped(message)),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only });
   eventHub(db, config.listen);
   server.on('request', app);
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).

@@ -11,7 +11,23 @@ import { describeAccessTokenLines, serializeAccessToken } from './whoami.js';
 export interface StatusOptions {
   server?: string;
   json?: boolean;
+  org?: string;
 }
+
+/** How an organization takes money (GET /v1/organizations/{id}/payment-mode). */
+interface OrganizationPayments {
+  organization_id: string;
+  name: string | null;
+  slug: string | null;
+  mode: 'sandbox' | 'stripe_live' | 'stripe_test' | 'not_configured';
+}
+
+const MODE_TEXT: Record<OrganizationPayments['mode'], string> = {
+  sandbox: 'sandbox (test cards, no real money)',
+  stripe_live: 'Stripe, live mode (real payments)',
+  stripe_test: 'Stripe, test mode (no real money)',
+  not_configured: 'not configured: paid checkouts are refused (configure Stripe, or `till clock sandbox on`)',
+};
 
 interface Health {
   reachable: boolean;
@@ -25,12 +41,13 @@ interface Health {
  * (8 unreachable, 7 database not ready); not being signed in is not a failure here.
  */
 export const status: Command<StatusOptions> = async (options, { env, out }) => {
-  const { server, token, source } = await resolveCredentials(env, options.server);
+  const { server, token, source, store } = await resolveCredentials(env, options.server);
   // A report of what is up right now: one try each, so a server that is down is said at once.
   const api = createApiClient({ server, timeoutMs: 10_000, retry: { attempts: 1 } });
   const [health, session] = await Promise.all([checkHealth(api), token ? checkSession(api, token) : Promise.resolve(null)]);
   const accessToken = session && session !== 'unknown' && 'organization' in session ? session : null;
   const user = session && session !== 'unknown' && 'user' in session ? session : null;
+  const payments = token && (accessToken || user) ? await paymentModes(api, token, accessToken, options.org ?? (env.TILL_ORG || undefined) ?? store?.defaultOrganization(server)?.id) : [];
   const report = {
     server,
     reachable: health.reachable,
@@ -41,6 +58,7 @@ export const status: Command<StatusOptions> = async (options, { env, out }) => {
     user: user ? serializeUser(user.user) : null,
     access_token: accessToken ? serializeAccessToken(accessToken, source) : null,
     token_source: source,
+    payments,
   };
   out.result(report, (s) => render(report, session, token, s));
   if (!health.reachable) return EXIT.unreachable;
@@ -65,6 +83,30 @@ async function checkHealth(api: ApiClient): Promise<Health> {
 
 type Signed = Session | AccessTokenInfo | null | 'unknown';
 
+/**
+ * Which mode each organization takes money in: the access token's organization, or the one named (--org,
+ * TILL_ORG, the `till orgs use` default), else each of the user's organizations (the first 20). An organization
+ * the server cannot say about is left out: this is a report, not a check.
+ */
+async function paymentModes(api: ApiClient, token: string, accessToken: AccessTokenInfo | null, named: string | undefined): Promise<OrganizationPayments[]> {
+  let organizations: { id: string; name: string | null; slug: string | null }[];
+  if (accessToken) organizations = [accessToken.organization];
+  else {
+    const query = named === undefined ? '?limit=20' : /^[a-z0-9][a-z0-9-]*$/.test(named) ? `?slug=${encodeURIComponent(named)}&limit=1` : null;
+    const listed = query ? await api.send('GET', `/v1/organizations/${query}`, { token }) : null;
+    const items = (listed?.status === 200 ? ((listed.body as { items?: { id: string; name?: string; slug?: string }[] }).items ?? []) : []).map((item) => ({ id: item.id, name: item.name ?? null, slug: item.slug ?? null }));
+    organizations = items.length || named === undefined ? items : [{ id: named, name: null, slug: null }];
+  }
+  const answers = await Promise.all(
+    organizations.map(async (organization) => {
+      const res = await api.send('GET', `/v1/organizations/${encodeURIComponent(organization.id)}/payment-mode`, { token }).catch(() => null);
+      const mode = res?.status === 200 ? (res.body as { mode?: OrganizationPayments['mode'] }).mode : undefined;
+      return mode && mode in MODE_TEXT ? { organization_id: organization.id, name: organization.name, slug: organization.slug, mode } : null;
+    }),
+  );
+  return answers.filter((answer): answer is OrganizationPayments => answer !== null);
+}
+
 /** The session (or what an access token says of itself), null when the token is refused, 'unknown' when the server could not say. */
 async function checkSession(api: ApiClient, token: string): Promise<Signed> {
   try {
@@ -78,7 +120,7 @@ async function checkSession(api: ApiClient, token: string): Promise<Signed> {
 }
 
 function render(
-  report: { server: string; reachable: boolean; database: string | null; server_version: string | null; cli_version: string; token_source: string },
+  report: { server: string; reachable: boolean; database: string | null; server_version: string | null; cli_version: string; token_source: string; payments: OrganizationPayments[] },
   session: Signed,
   token: string | undefined,
   s: Style,
@@ -102,5 +144,8 @@ function render(
     row('Database', report.database === 'ok' ? ok('ready') : report.database ? bad(report.database) : s.dim('unknown')),
     row('Versions', `server ${report.server_version ?? '?'} · cli ${report.cli_version}`),
     row('Signed in', signedIn),
+    ...report.payments.map((item, index) =>
+      row(index === 0 ? 'Payments' : '', `${item.slug ?? item.organization_id}: ${item.mode === 'not_configured' ? s.yellow(MODE_TEXT[item.mode]) : MODE_TEXT[item.mode]}`),
+    ),
   ].join('\n');
 }

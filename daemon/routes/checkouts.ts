@@ -24,7 +24,7 @@ const IdParams = z.object({ id: z.string().min(1) });
 const SecretParams = z.object({ client_secret: z.string().min(1).max(200) });
 
 const access = (principal: Principal) => ({ read: organizationsWith(principal, READ), write: organizationsWith(principal, WRITE) });
-const checkoutDeps = (deps: V1Deps): CheckoutDeps => ({ db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments, baseUrl: deps.baseUrl });
+const checkoutDeps = (deps: V1Deps): CheckoutDeps => ({ db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments, liveRequired: deps.liveRequired, baseUrl: deps.baseUrl });
 
 export const checkoutRoutes = [
   defineRoute({

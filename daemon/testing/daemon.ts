@@ -16,7 +16,9 @@ export interface TestDaemon extends RunningDaemon {
 
 /**
  * A real tilld on a database of its own, listening on a free port of 127.0.0.1.
- * `env` takes the same variables as bin/tilld (rate limiting is off unless asked for).
+ * `env` takes the same variables as bin/tilld (rate limiting is off unless asked for). Without Stripe's keys it is
+ * a sandbox-only server (TILL_SANDBOX_ONLY) unless `env` says otherwise: every organization pays with test cards,
+ * as the tests of the commerce flows expect; a test of the production rule passes `TILL_SANDBOX_ONLY: '0'`.
  */
 export async function startTestDaemon(env: Record<string, string> = {}, tweak?: (config: DaemonConfig) => void): Promise<TestDaemon> {
   const database = await createTestDatabase({ migrated: true });
@@ -26,6 +28,7 @@ export async function startTestDaemon(env: Record<string, string> = {}, tweak?: 
     TILL_SECRET: 'test-secret-test-secret-test-secret-0123',
     TILL_RATE_LIMIT: 'off',
     TILL_LOG_LEVEL: 'info',
+    ...(env.TILL_STRIPE_SECRET_KEY ? {} : { TILL_SANDBOX_ONLY: '1' }),
     ...env,
   });
   tweak?.(config);

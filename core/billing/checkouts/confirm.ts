@@ -3,7 +3,7 @@ import { organizationClock } from '../../jobs/clock.js';
 import { scheduleJob } from '../../jobs/jobs.js';
 import type { PaymentMethodInput, SavedPaymentMethod } from '../../payments/processor.js';
 import { insertPayment } from '../../payments/repository.js';
-import { processorFor } from '../../payments/select.js';
+import { processorFor, processorForCharge } from '../../payments/select.js';
 import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
 import { settleIntent } from '../payments/settle.js';
 import { claimRedemption, findDiscount } from '../discounts/repository.js';
@@ -69,7 +69,8 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
     return { checkout, clock };
   });
   const flags = checkoutFlags(checkout);
-  const payments = await processorFor(db, deps, checkout.organizationId);
+  // A card to charge or save needs a processor that takes this organization's money (409 when there is none).
+  const payments = flags.isPaymentFormRequired ? await processorForCharge(db, deps, checkout.organizationId) : await processorFor(db, deps, checkout.organizationId);
 
   // 2. The payment method (a malformed card is refused before anything changes).
   let method: SavedPaymentMethod | null = null;

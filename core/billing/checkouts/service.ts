@@ -33,6 +33,8 @@ export interface CheckoutDeps {
   payments: PaymentProcessor;
   /** Stripe when configured: the processor of organizations not marked sandbox (core/payments/select.ts). */
   livePayments?: PaymentProcessor | null;
+  /** tilld: an organization not marked sandbox cannot be paid without a live processor (core/payments/select.ts). */
+  liveRequired?: boolean;
   baseUrl: string;
 }
 

@@ -10,6 +10,8 @@ export interface StripeIntegration {
   processor: PaymentProcessor;
   publishableKey: string;
   webhookSecret: string;
+  /** True for Stripe's test mode keys (`sk_test_…`, `rk_test_…`): no real money moves. */
+  testMode: boolean;
   /** Concedes a dispute at Stripe (it closes as lost); answers the dispute as Stripe now has it. */
   closeDispute(processorDisputeId: string): Promise<ProcessorDispute>;
 }
@@ -21,6 +23,7 @@ export function createStripeIntegration(settings: StripeSettings & { publishable
     processor: createStripeProcessor(settings),
     publishableKey: settings.publishableKey,
     webhookSecret: settings.webhookSecret,
+    testMode: /^(sk|rk)_test_/.test(settings.secretKey),
     closeDispute: async (id) => processorDisputeOf(await client.disputes.close(id)),
   };
 }

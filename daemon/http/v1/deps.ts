@@ -22,6 +22,8 @@ export interface V1Deps {
   payments: PaymentProcessor;
   /** Stripe's processor when TILL_STRIPE_* is set: organizations not marked sandbox pay through it. */
   livePayments?: PaymentProcessor | null;
+  /** Organizations not marked sandbox need livePayments to be paid (tilld, unless TILL_SANDBOX_ONLY). */
+  liveRequired?: boolean;
   /** Stripe when configured: its webhook endpoint and disputes need the client and the secrets. */
   stripe?: StripeIntegration | null;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */

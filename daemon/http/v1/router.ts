@@ -8,6 +8,7 @@ import { fileRoutes, fileTransferRouter } from '../../routes/files.js';
 import { benefitRoutes } from '../../routes/benefits.js';
 import { productRoutes } from '../../routes/products.js';
 import { clockRoutes } from '../../routes/clock.js';
+import { paymentModeRoutes } from '../../routes/payment-mode.js';
 import { listenRouter } from '../../routes/listen.js';
 import { webhookRoutes } from '../../routes/webhooks.js';
 import { eventRoutes, INGEST_BODY_LIMIT, INGEST_PATH } from '../../routes/events.js';
@@ -33,7 +34,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

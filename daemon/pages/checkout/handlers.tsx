@@ -4,7 +4,9 @@ import { confirmCheckout, getCheckoutByClientSecret, updateCheckoutPublic, type 
 import { serializeCheckoutPublic } from '../../../core/billing/checkouts/serialize.js';
 import { systemClock } from '../../../core/clock.js';
 import { organizationClock } from '../../../core/jobs/clock.js';
-import { processorFor } from '../../../core/payments/select.js';
+import { paymentsOfCheckout } from '../../../core/payments/repository.js';
+import { refreshIntent } from '../../../core/billing/payments/settle.js';
+import { organizationPaymentMode, type PaymentModeName } from '../../payment-mode.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
 import { CheckoutUpdatePublic } from '../../../core/billing/checkouts/schema.js';
 import type { FieldErrors, FormErrors } from '../forms.js';
@@ -15,9 +17,11 @@ import { discountEnds, type Renewal } from './describe.js';
 import { computeAmounts, taxBasisPointsFor } from '../../../core/billing/pricing/amounts.js';
 import { inputForLocation, parseCard, parseCheckoutForm, type ParsedCheckoutForm } from './form.js';
 import type { CheckoutWire } from './types.js';
+import type { PaymentMethodInput } from '../../../core/payments/processor.js';
 import { CheckoutClosedPage, CheckoutNotFoundPage } from './views/CheckoutClosedPage.js';
 import { CheckoutPage } from './views/CheckoutPage.js';
 import { ConfirmationPage } from './views/ConfirmationPage.js';
+import { RedirectPage } from './views/RedirectPage.js';
 
 /** Fixed notices named in the URL after a redirect: the URL never decides what text the page shows. */
 const NOTICES: Record<string, string> = {
@@ -27,12 +31,38 @@ const NOTICES: Record<string, string> = {
 };
 
 function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
-  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl };
+  return { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, liveRequired: deps.liveRequired ?? false, baseUrl: deps.baseUrl };
 }
 
-/** Whether the checkout's organization pays through the sandbox (its test cards are shown) rather than Stripe. */
-const isSandbox = async (deps: AppDeps, checkout: CheckoutWire) =>
-  (await processorFor(deps.db, { payments: deps.payments!, livePayments: deps.stripe?.processor ?? null }, checkout.organization_id)).name === 'sandbox';
+/** How the checkout's organization takes money: the sandbox (its test cards are shown), Stripe, or not at all. */
+const modeOf = (deps: AppDeps, checkout: CheckoutWire) => organizationPaymentMode(deps, checkout.organization_id);
+const isStripe = (mode: PaymentModeName) => mode === 'stripe_live' || mode === 'stripe_test';
+
+/** Exactly what Stripe.js needs (docs.stripe.com/security/guide, CSP): its script, its frames, its API. */
+const STRIPE_CSP = {
+  'script-src': ['https://js.stripe.com', 'https://*.js.stripe.com'],
+  'frame-src': ['https://js.stripe.com', 'https://*.js.stripe.com', 'https://hooks.stripe.com'],
+  'connect-src': ['https://api.stripe.com'],
+} as const;
+
+/** A page with Stripe's Payment Element lets Stripe.js load, frame and call Stripe; every other page keeps 'self' only. */
+function allowStripe(res: Response): void {
+  const policy = res.getHeader('Content-Security-Policy');
+  if (typeof policy !== 'string') return;
+  let next = policy;
+  for (const [directive, sources] of Object.entries(STRIPE_CSP)) {
+    const present = new RegExp(`(^|;)\\s*${directive} ([^;]*)`);
+    next = present.test(next) ? next.replace(present, (_all, start, list) => `${start}${directive} ${list} ${sources.join(' ')}`) : `${next};${directive} 'self' ${sources.join(' ')}`;
+  }
+  res.setHeader('Content-Security-Policy', next);
+}
+
+/** The checkout page as it is sent: with the payment mode, and Stripe.js allowed where the Payment Element shows. */
+async function sendCheckoutPage(deps: AppDeps, res: Response, status: number, props: Omit<Parameters<typeof CheckoutPage>[0], 'mode' | 'publishableKey'>): Promise<void> {
+  const mode = await modeOf(deps, props.checkout);
+  if (isStripe(mode) && props.checkout.is_payment_form_required) allowStripe(res);
+  sendPage(res, status, <CheckoutPage {...props} mode={mode} publishableKey={deps.stripe?.publishableKey ?? null} />);
+}
 const pathOf = (secret: string) => `/checkout/${encodeURIComponent(secret)}`;
 
 /** The checkout as the client endpoints answer it; null (and a 404 page sent) for an unknown secret. */
@@ -83,14 +113,42 @@ function sendClosed(res: Response, checkout: CheckoutWire): boolean {
 /** GET /checkout/:clientSecret: the form. */
 export function showCheckout(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const checkout = await load(deps, secretOf(req), res);
+    let checkout = await load(deps, secretOf(req), res);
     if (!checkout) return;
+    if (checkout.status === 'confirmed' && typeof req.query.redirect_status === 'string') {
+      await askProcessor(deps, checkout);
+      checkout = await load(deps, secretOf(req), res);
+      if (!checkout) return;
+    }
     allowEmbedding(res, checkout);
     if (sendClosed(res, checkout)) return;
-    const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+    // Back from a failed authentication, or sent back by the waiting page: the page says why the payment failed.
+    const failed = req.query.notice === 'payment-failed' || req.query.redirect_status === 'failed';
+    const notice = failed ? await failureNotice(deps, checkout) : typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
     const renewal = await renewalOf(deps, checkout);
-    sendPage(res, 200, <CheckoutPage checkout={checkout} action={pathOf(checkout.client_secret)} notice={notice} sandbox={await isSandbox(deps, checkout)} renewal={renewal} />);
+    await sendCheckoutPage(deps, res, 200, { checkout, action: pathOf(checkout.client_secret), notice, renewal });
   };
+}
+
+/** Why the checkout's last payment did not go through (a declined card, a failed 3-D Secure), for the page to say. */
+async function failureNotice(deps: AppDeps, checkout: CheckoutWire): Promise<string | undefined> {
+  const last = (await paymentsOfCheckout(deps.db, checkout.id)).at(-1);
+  if (!last || last.status !== 'failed') return undefined;
+  return `Your payment was not completed: ${last.declineMessage ?? 'your card was declined.'} Nothing was charged; try again or use another card.`;
+}
+
+/**
+ * Asks the processor where the waiting payment of a confirmed checkout stands, so the page need not wait for the
+ * processor's event: when the customer is back from authenticating (the return URL carries `redirect_status`, as
+ * Stripe's does), and on each refresh of the waiting page in the sandbox (which has no events to send).
+ */
+async function askProcessor(deps: AppDeps, checkout: CheckoutWire): Promise<void> {
+  if (checkout.status !== 'confirmed') return;
+  const waiting = (await paymentsOfCheckout(deps.db, checkout.id)).filter((payment) => payment.status === 'requires_action' || payment.status === 'processing').at(-1);
+  if (!waiting) return;
+  const clock = await organizationClock(deps.db, deps.clock ?? systemClock, checkout.organization_id);
+  // A processor that cannot be asked now leaves it to its event and the settle job: the page waits either way.
+  await refreshIntent({ ...checkoutDepsOf(deps), clock }, waiting.id, { abandonIfWaiting: false }).catch((err) => deps.logger.warn({ err, payment: waiting.id }, 'asking the processor on return failed'));
 }
 
 /** Service errors about fields go beside their inputs; anything else above the form. */
@@ -128,10 +186,12 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
     const form = parseCheckoutForm(checkout, req.body);
     const again = async (status: number, errors: FormErrors, notice?: string, shown: CheckoutWire = checkout, typed = form.typed) => {
       const renewal = await renewalOf(deps, shown);
-      sendPage(res, status, <CheckoutPage checkout={shown} action={pathOf(secret)} typed={typed} errors={errors} notice={notice} sandbox={await isSandbox(deps, shown)} renewal={renewal} />);
+      await sendCheckoutPage(deps, res, status, { checkout: shown, action: pathOf(secret), typed, errors, notice, renewal });
     };
 
-    const card = form.intent === 'pay' && checkout.is_payment_form_required ? parseCard(req.body) : null;
+    // The sandbox takes a typed card; Stripe's Payment Element posts the ConfirmationToken it made instead.
+    const mode = await modeOf(deps, checkout);
+    const card = form.intent === 'pay' && checkout.is_payment_form_required && mode === 'sandbox' ? parseCard(req.body) : null;
     const localErrors = { ...form.errors, ...(card && !card.ok ? card.errors : {}) };
     if (Object.keys(localErrors).length > 0) return again(400, { fields: localErrors });
 
@@ -159,9 +219,17 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
       return again(409, {}, `The total is now ${formatMoney(checkout.total_amount, checkout.currency)}. Check it, then pay again.`, checkout);
     }
     // The total may have dropped to zero (a 100% discount) while the card form was shown: no card is needed then.
-    const paymentMethod = checkout.is_payment_form_required && card?.ok ? card.card : undefined;
-    if (checkout.is_payment_form_required && !paymentMethod) {
-      return again(400, { fields: parseCardErrorsOrRequired(req.body) }, undefined, checkout);
+    let paymentMethod: PaymentMethodInput | undefined;
+    if (checkout.is_payment_form_required) {
+      if (mode === 'not_configured') return again(409, { form: `${checkout.organization.name} cannot take payments yet, so this checkout cannot be paid. Nothing was charged.` }, undefined, checkout);
+      if (mode === 'sandbox') {
+        if (!card?.ok) return again(400, { fields: parseCardErrorsOrRequired(req.body) }, undefined, checkout);
+        paymentMethod = card.card;
+      } else {
+        const token = typeof (req.body as Record<string, unknown>).confirmation_token_id === 'string' ? String((req.body as Record<string, unknown>).confirmation_token_id).trim() : '';
+        if (!token) return again(400, { form: 'Your card details did not reach Stripe: JavaScript is needed to pay here. Turn it on, reload this page and try again.' }, undefined, checkout);
+        paymentMethod = { kind: 'token', token };
+      }
     }
     try {
       await confirmCheckout(checkoutDeps, secret, {}, { paymentMethod });
@@ -179,8 +247,28 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
       const message = `${reason} It was removed, so the total is now ${formatMoney(checkout.total_amount, checkout.currency)}: pay again to pay without it.`;
       return again(400, { fields: { discount_code: message } }, undefined, checkout, { ...form.typed, discount_code: '' });
     }
-    res.redirect(303, `${pathOf(secret)}/confirmation`);
+    // 3-D Secure: the customer authenticates at the processor's page, which comes back to this checkout.
+    const waiting = (await paymentsOfCheckout(deps.db, checkout.id)).at(-1);
+    if (waiting?.status === 'requires_action' && waiting.redirectUrl) return sendToAuthenticate(deps, res, waiting.redirectUrl);
+    // Still processing: the waiting page shows first, and its refreshes ask the processor (see showConfirmation).
+    res.redirect(303, `${pathOf(secret)}/confirmation${waiting?.status === 'processing' ? '?processing=1' : ''}`);
   };
+}
+
+/**
+ * To the processor's authentication page: a redirect when it is tilld's own (the sandbox's), else a page that goes
+ * on by itself, since CSP `form-action 'self'` stops a form post from being redirected to another site.
+ */
+function sendToAuthenticate(deps: AppDeps, res: Response, url: string): void {
+  let target: URL;
+  try {
+    target = new URL(url, deps.baseUrl);
+  } catch {
+    return void res.redirect(303, '/');
+  }
+  if (target.origin === new URL(deps.baseUrl).origin) return void res.redirect(303, `${target.pathname}${target.search}`);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return void res.redirect(303, '/');
+  sendPage(res, 200, <RedirectPage url={target.toString()} />);
 }
 
 /** The service's reason for refusing the discount code, when that is all it refused. */
@@ -237,14 +325,24 @@ async function sendServiceError(
 /** GET /checkout/:clientSecret/confirmation: what was bought, the receipt, the benefits; then the seller's success URL. */
 export function showConfirmation(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const checkout = await load(deps, secretOf(req), res);
+    let checkout = await load(deps, secretOf(req), res);
     if (!checkout) return;
+    // The sandbox sends no events: each refresh of the waiting page asks it (not the first showing, right after paying).
+    if (checkout.status === 'confirmed' && req.query.processing === undefined && (await modeOf(deps, checkout)) === 'sandbox') {
+      await askProcessor(deps, checkout);
+      checkout = await load(deps, secretOf(req), res);
+      if (!checkout) return;
+    }
     allowEmbedding(res, checkout);
-    if (checkout.status === 'open') return res.redirect(303, pathOf(checkout.client_secret));
+    if (checkout.status === 'open') {
+      // Back to the form; a payment that failed meanwhile (3-D Secure abandoned, the bank said no) is said there.
+      const failed = (await paymentsOfCheckout(deps.db, checkout.id)).at(-1)?.status === 'failed';
+      return res.redirect(303, `${pathOf(checkout.client_secret)}${failed ? '?notice=payment-failed' : ''}`);
+    }
     if (checkout.status !== 'succeeded' && checkout.status !== 'confirmed') {
       return sendPage(res, checkout.status === 'expired' ? 410 : 409, <CheckoutClosedPage checkout={checkout} />);
     }
     const receipt = checkout.status === 'succeeded' ? await loadReceipt(deps.db, checkout) : null;
-    sendPage(res, 200, <ConfirmationPage checkout={checkout} receipt={receipt} baseUrl={deps.baseUrl} sandbox={await isSandbox(deps, checkout)} />);
+    sendPage(res, 200, <ConfirmationPage checkout={checkout} receipt={receipt} baseUrl={deps.baseUrl} mode={await modeOf(deps, checkout)} />);
   };
 }

@@ -3,6 +3,8 @@ import type { AppDeps } from '../../app.js';
 import { sameOriginForms } from '../origin-guard.js';
 import { showCheckout, showConfirmation, submitCheckout } from './handlers.js';
 import { CHECKOUT_STYLESHEET_PATH, serveCheckoutStylesheet } from './stylesheet.js';
+import { STRIPE_CHECKOUT_SCRIPT_PATH } from './components/PaymentFields.js';
+import { serveStripeCheckoutScript } from './stripe-script.js';
 
 /** The checkout form carries the contact, address, custom-field and card inputs: more than the account forms, still small. */
 const CHECKOUT_FORM_LIMIT = 64 * 1024;
@@ -16,6 +18,7 @@ export function checkoutPageRoutes(deps: AppDeps): Router {
     express.urlencoded({ extended: false, limit: Math.min(deps.bodyLimit ?? CHECKOUT_FORM_LIMIT, CHECKOUT_FORM_LIMIT), parameterLimit: CHECKOUT_FORM_FIELDS }),
   ];
   router.get(CHECKOUT_STYLESHEET_PATH, serveCheckoutStylesheet);
+  router.get(STRIPE_CHECKOUT_SCRIPT_PATH, serveStripeCheckoutScript);
   router.get('/checkout/:clientSecret', showCheckout(deps));
   router.post('/checkout/:clientSecret', ...form, submitCheckout(deps));
   router.get('/checkout/:clientSecret/confirmation', showConfirmation(deps));

@@ -27,6 +27,12 @@ export function CardFields({ errors, sandbox }: { errors: FieldErrors; sandbox: 
             <li>
               <code>4000 0000 0000 0341</code> pays now, is declined on renewal
             </li>
+            <li>
+              <code>4000 0027 6000 3184</code> asks for 3-D Secure authentication
+            </li>
+            <li>
+              <code>4000 0000 0000 8815</code> is processing, then declined
+            </li>
           </ul>
         </div>
       ) : null}

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { PaymentModeName } from '../../../payment-mode.js';
 import { STYLESHEET_PATH } from '../../stylesheet.js';
 import { CHECKOUT_STYLESHEET_PATH } from '../stylesheet.js';
 
@@ -7,15 +8,15 @@ export interface CheckoutLayoutProps {
   title: string;
   /** The seller the customer is buying from, shown instead of Till's own header. */
   seller?: string;
-  /** Shown as a badge: no real money moves. */
-  sandbox?: boolean;
+  /** How the seller takes money; the sandbox and Stripe's test mode are shown as a badge (no real money moves). */
+  mode?: PaymentModeName;
   /** Sends the browser on after a few seconds (the success URL); a link on the page does the same. */
   refreshTo?: { url: string; seconds: number };
   children: ReactNode;
 }
 
 /** The document around the checkout pages: the seller's name, not Till's navigation; the customer is not a Till user. */
-export function CheckoutLayout({ title, seller, sandbox, refreshTo, children }: CheckoutLayoutProps) {
+export function CheckoutLayout({ title, seller, mode, refreshTo, children }: CheckoutLayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -34,9 +35,13 @@ export function CheckoutLayout({ title, seller, sandbox, refreshTo, children }: 
         </a>
         <header className="checkout-header">
           <span className="seller">{seller ?? 'Checkout'}</span>
-          {sandbox ? (
-            <span className="mode" title="Test mode: no real payment is made">
+          {mode === 'sandbox' ? (
+            <span className="mode" data-testid="mode-badge" title="Sandbox: test cards only, no real payment is made">
               Sandbox
+            </span>
+          ) : mode === 'stripe_test' ? (
+            <span className="mode" data-testid="mode-badge" title="Stripe test mode: no real payment is made">
+              Test mode
             </span>
           ) : null}
         </header>

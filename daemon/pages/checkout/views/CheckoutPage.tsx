@@ -3,13 +3,14 @@ import { HiddenFields } from '../../components/PostButton.js';
 import type { FormErrors } from '../../forms.js';
 import { AddressFields } from '../components/AddressFields.js';
 import { Amounts } from '../components/Amounts.js';
-import { CardFields } from '../components/CardFields.js';
+import { PaymentFields } from '../components/PaymentFields.js';
 import { CheckoutLayout } from '../components/CheckoutLayout.js';
 import { CheckboxControl, TextControl } from '../components/Controls.js';
 import { CustomFields } from '../components/CustomFields.js';
 import { activePrice, discountText, payLabel, priceText, trialText, type Renewal } from '../describe.js';
 import { formatMoney, toMajorInput } from '../money.js';
 import type { CheckoutWire } from '../types.js';
+import type { PaymentModeName } from '../../../payment-mode.js';
 
 export interface CheckoutPageProps {
   checkout: CheckoutWire;
@@ -20,14 +21,19 @@ export interface CheckoutPageProps {
   errors?: FormErrors;
   /** A fixed message after a change, e.g. the discount was applied. */
   notice?: string;
-  /** The sandbox processor takes the payments: the test cards are listed. */
-  sandbox: boolean;
+  /**
+   * How the seller takes money: the sandbox (its test cards are listed), Stripe (its Payment Element collects the
+   * card), or not configured (the checkout cannot be paid).
+   */
+  mode: PaymentModeName;
+  /** Stripe's publishable key, for Stripe.js (Stripe modes only). */
+  publishableKey?: string | null;
   /** What renewals cost when the subscription's discount ends (see discountEnds). */
   renewal?: Renewal | null;
 }
 
 /** The hosted checkout: one form, every button a POST, so it works with JavaScript off. */
-export function CheckoutPage({ checkout, action, typed, errors = {}, notice, sandbox, renewal }: CheckoutPageProps) {
+export function CheckoutPage({ checkout, action, typed, errors = {}, notice, mode, publishableKey, renewal }: CheckoutPageProps) {
   const fields = errors.fields ?? {};
   const product = checkout.product;
   const value = (name: string, saved: string | null | undefined) => typed?.[name] ?? saved ?? '';
@@ -35,7 +41,7 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
   const trial = recurring ? trialText(checkout) : null;
   const hasErrors = Boolean(errors.form) || Object.keys(fields).length > 0;
   return (
-    <CheckoutLayout title={product?.name ?? 'Checkout'} seller={checkout.organization.name} sandbox={sandbox}>
+    <CheckoutLayout title={product?.name ?? 'Checkout'} seller={checkout.organization.name} mode={mode}>
       {errors.form && Object.keys(fields).length === 0 ? (
         <Alert kind="error" id="form-error">
           {errors.form}
@@ -202,11 +208,13 @@ export function CheckoutPage({ checkout, action, typed, errors = {}, notice, san
             </fieldset>
           ) : null}
 
-          {checkout.is_payment_form_required ? <CardFields errors={fields} sandbox={sandbox} /> : null}
+          {checkout.is_payment_form_required ? <PaymentFields errors={fields} mode={mode} checkout={checkout} publishableKey={publishableKey ?? null} /> : null}
 
-          <button type="submit" name="intent" value="pay" className="button pay">
-            {payLabel(checkout)}
-          </button>
+          {checkout.is_payment_form_required && mode === 'not_configured' ? null : (
+            <button type="submit" name="intent" value="pay" className="button pay" data-pay>
+              {payLabel(checkout)}
+            </button>
+          )}
           {recurring && checkout.is_payment_form_required ? (
             <p className="muted small">Your card is saved to renew the subscription{recurringNote(checkout)}. You can cancel at any time.</p>
           ) : null}

@@ -5,6 +5,7 @@ import { successUrlOf, trialText } from '../describe.js';
 import { formatMoney } from '../money.js';
 import type { Receipt, ReceivedBenefit } from '../receipt.js';
 import type { CheckoutWire } from '../types.js';
+import type { PaymentModeName } from '../../../payment-mode.js';
 
 /** Seconds the confirmation shows before the browser goes on to the seller's success URL. */
 export const SUCCESS_REDIRECT_SECONDS = 5;
@@ -15,11 +16,11 @@ export interface ConfirmationPageProps {
   receipt: Receipt | null;
   /** This daemon's URL: a success URL pointing back at the checkout itself is no redirect. */
   baseUrl: string;
-  sandbox: boolean;
+  mode: PaymentModeName;
 }
 
 /** After paying: what was bought, the receipt, the benefits, and on to the seller's page when it has one. */
-export function ConfirmationPage({ checkout, receipt, baseUrl, sandbox }: ConfirmationPageProps) {
+export function ConfirmationPage({ checkout, receipt, baseUrl, mode }: ConfirmationPageProps) {
   const processing = checkout.status !== 'succeeded';
   const product = checkout.product;
   const next = processing ? null : sellerSuccessUrl(checkout, baseUrl);
@@ -29,7 +30,7 @@ export function ConfirmationPage({ checkout, receipt, baseUrl, sandbox }: Confir
     <CheckoutLayout
       title={processing ? 'Confirming your payment' : 'Thank you for your purchase'}
       seller={checkout.organization.name}
-      sandbox={sandbox}
+      mode={mode}
       refreshTo={processing ? { url: `/checkout/${encodeURIComponent(checkout.client_secret)}/confirmation`, seconds: 2 } : next ? { url: next, seconds: SUCCESS_REDIRECT_SECONDS } : undefined}
     >
       {processing ? (

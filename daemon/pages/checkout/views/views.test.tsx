@@ -31,13 +31,13 @@ const html = (element: React.ReactElement) => renderToStaticMarkup(element);
 
 describe('the confirmation page', () => {
   it('does not send the customer to a success URL that is the checkout\'s own default', () => {
-    const page = html(<ConfirmationPage checkout={checkout()} receipt={{ order: null, benefits: [] }} baseUrl={BASE} sandbox />);
+    const page = html(<ConfirmationPage checkout={checkout()} receipt={{ order: null, benefits: [] }} baseUrl={BASE} mode="sandbox" />);
     expect(page).not.toContain('http-equiv="refresh"');
     expect(page).toContain('You bought Lantern Pro.');
   });
 
   it('refreshes itself while the payment is being confirmed, and goes nowhere else yet', () => {
-    const page = html(<ConfirmationPage checkout={checkout({ status: 'confirmed', success_url: 'https://shop.example/ok' })} receipt={null} baseUrl={BASE} sandbox={false} />);
+    const page = html(<ConfirmationPage checkout={checkout({ status: 'confirmed', success_url: 'https://shop.example/ok' })} receipt={null} baseUrl={BASE} mode="stripe_live" />);
     expect(page).toContain('Confirming your payment');
     expect(page).toContain('content="2; url=/checkout/polar_c_secret/confirmation"');
     expect(page).not.toContain('shop.example');
@@ -45,7 +45,7 @@ describe('the confirmation page', () => {
   });
 
   it('refuses to send the customer on to a non-http success URL', () => {
-    const page = html(<ConfirmationPage checkout={checkout({ success_url: 'javascript:alert(1)' })} receipt={{ order: null, benefits: [] }} baseUrl={BASE} sandbox />);
+    const page = html(<ConfirmationPage checkout={checkout({ success_url: 'javascript:alert(1)' })} receipt={{ order: null, benefits: [] }} baseUrl={BASE} mode="sandbox" />);
     expect(page).not.toContain('javascript:');
   });
 
@@ -55,7 +55,7 @@ describe('the confirmation page', () => {
         checkout={checkout()}
         receipt={{ order: null, benefits: [{ id: 'b1', type: 'discord', description: 'Discord role', granted: false, error: 'Discord is not configured on this Till.' }] }}
         baseUrl={BASE}
-        sandbox
+        mode="sandbox"
       />,
     );
     expect(page).toContain('Not granted yet: Discord is not configured on this Till.');

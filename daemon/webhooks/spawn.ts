@@ -110,11 +110,14 @@ export interface SpawnedDaemon {
   stop(): Promise<void>;
 }
 
-/** Starts the daemon `buildTilld` made as a child process and resolves once /healthz answers. */
+/**
+ * Starts the daemon `buildTilld` made as a child process and resolves once /healthz answers. Like startTestDaemon,
+ * without Stripe's keys it is a sandbox-only server (TILL_SANDBOX_ONLY) unless `env` says otherwise.
+ */
 export async function spawnTilld(bin: string, env: Record<string, string>, options: { port?: number; timeoutMs?: number } = {}): Promise<SpawnedDaemon> {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [bin], {
-    env: { PATH: process.env.PATH ?? '', TILL_HOST: '127.0.0.1', TILL_PORT: String(port), TILL_RATE_LIMIT: 'off', TILL_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', TILL_HOST: '127.0.0.1', TILL_PORT: String(port), TILL_RATE_LIMIT: 'off', TILL_LOG_LEVEL: 'warn', ...(env.TILL_STRIPE_SECRET_KEY ? {} : { TILL_SANDBOX_ONLY: '1' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -103,7 +103,8 @@ describe('off-session renewals through Stripe (the fake), and a lost dispute', (
       const rows = await renewalPayments(subscriptionId);
       return rows[0]?.status === 'succeeded' ? rows : undefined;
     }, 'the renewal to be paid');
-    expect(renewal).toMatchObject({ processor: 'stripe', amount: 1200 });
+    expect(renewal).toMatchObject({ processor: 'stripe' });
+    expect(Number(renewal.amount)).toBe(1200);
     expect([1, true]).toContain(renewal.off_session);
     const intent = fake.state.paymentIntents.get(String(renewal.processor_payment_id))!;
     expect(intent).toMatchObject({ status: 'succeeded', amount: 1200, metadata: { till_payment_id: renewal.id } });

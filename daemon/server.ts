@@ -13,6 +13,7 @@ import { systemClock } from '../core/clock.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
 import { createStripeIntegration } from '../core/payments/stripe/integration.js';
 import { releaseAllJobClaims, startJobRunner } from '../core/jobs/jobs.js';
+import { settleLeftoversNow } from '../core/billing/payments/recover.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
 import { startWebhookWorker } from './webhooks/worker.js';
@@ -82,6 +83,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   if (dialectOf(db) === 'sqlite') {
     const released = await releaseAllJobClaims(db);
     if (released) logger.info({ component: 'jobs', released }, 'released job claims left by the previous run');
+    const leftovers = await settleLeftoversNow(db);
+    if (leftovers) logger.info({ component: 'payments', leftovers }, 'payments and refunds left unanswered by the previous run are settled now');
   }
   const jobs = startJobRunner(
     { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },

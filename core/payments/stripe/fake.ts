@@ -42,6 +42,11 @@ export interface StripeFakeOptions {
   now?: () => Date;
   /** Each API call waits this long before answering (a slow processor, for crash tests). */
   latencyMs?: number;
+  /**
+   * Each API call waits this long after it took effect and before it answers: what it made is in the fake's state
+   * while the caller still waits, the moment a crash test kills the caller (its charge made, its answer lost).
+   */
+  answerDelayMs?: number;
   /** Run Stripe's "some time later" changes by themselves after this delay; without it only advance() runs them. */
   laterAfterMs?: number;
 }
@@ -340,6 +345,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
       if (saved) idempotent.set(storeKey, { fingerprint, status, body: payload, at: now().getTime() });
       else idempotent.delete(storeKey);
     }
+    if (options.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, options.answerDelayMs));
     send(status, payload);
   }
 

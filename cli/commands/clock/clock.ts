@@ -1,6 +1,7 @@
 import { CliError, EXIT } from '../../errors.js';
 import type { Env, Streams, Style } from '../../output.js';
 import { openSession, organizationId, type Session } from '../../resources/session.js';
+import { count } from '../../resources/words.js';
 
 export interface ClockOptions {
   server?: string;
@@ -39,10 +40,10 @@ const describe = (clock: ClockAnswer) => (style: Style) => {
     clock.offset_seconds ? style.dim(`  ${formatOffset(clock.offset_seconds)} ahead of real time`) : style.dim('  real time'),
   ];
   if (clock.jobs_run !== undefined) {
-    lines.push(`${style.green('✓')} Advanced from ${clock.advanced_from}: ${clock.jobs_run} job(s) run${clock.jobs_failed ? style.red(`, ${clock.jobs_failed} failed (retried later)`) : ''}.`);
+    lines.push(`${style.green('✓')} Advanced from ${clock.advanced_from}: ${count(clock.jobs_run, 'job')} run${clock.jobs_failed ? style.red(`, ${clock.jobs_failed} failed (retried later)`) : ''}.`);
   }
   if (clock.pending_jobs_count) {
-    lines.push(`${clock.pending_jobs_count} job(s) pending; next:`);
+    lines.push(`${count(clock.pending_jobs_count, 'job')} pending; next:`);
     for (const job of clock.pending_jobs.slice(0, 5)) lines.push(`  ${job.run_at}  ${job.kind}  ${style.dim(job.subject_id)}`);
   }
   return lines.join('\n');
@@ -51,7 +52,7 @@ const describe = (clock: ClockAnswer) => (style: Style) => {
 function formatOffset(seconds: number): string {
   const days = Math.floor(seconds / 86_400);
   const hours = Math.floor((seconds % 86_400) / 3600);
-  return days ? `${days} day(s) ${hours} h` : `${hours} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return days ? `${count(days, 'day')} ${hours} h` : `${hours} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
 /** `till clock show`. */

@@ -4,6 +4,7 @@ import type { Env, Streams } from '../../output.js';
 import { organizationId, openSession, type Session } from '../../resources/session.js';
 import type { ApiObject } from '../../resources/spec.js';
 import { describeValue, renderRecord } from '../../ui/record.js';
+import { count } from '../../resources/words.js';
 
 interface Common {
   server?: string;
@@ -64,7 +65,7 @@ export async function validateKey(key: string, options: ValidateOptions, env: En
   const validated = await session.api.request<ApiObject>('POST', '/v1/license-keys/validate', { body });
   session.out.result(validated, (style) =>
     [
-      `${style.green('✓')} ${String(validated.display_key)} is valid (${String(validated.status)}): usage ${usage(validated)}, ${describeValue(validated.validations)} validations.`,
+      `${style.green('✓')} ${String(validated.display_key)} is valid (${String(validated.status)}): usage ${usage(validated)}, ${typeof validated.validations === 'number' ? count(validated.validations, 'validation') : `${describeValue(validated.validations)} validations`}.`,
       renderRecord({ id: validated.id, customer_id: validated.customer_id, benefit_id: validated.benefit_id, expires_at: validated.expires_at, activation: validated.activation }, style),
     ].join('\n'),
   );

@@ -62,7 +62,7 @@ describe('till license-keys, scripted with --json', () => {
     const { key } = await issuedKey();
     const result = await till(['license-keys', 'validate', key.key], acme.env);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`${key.display_key} is valid (granted): usage 0 of 5, 1 validations.`);
+    expect(result.stdout).toContain(`${key.display_key} is valid (granted): usage 0 of 5, 1 validation.`);
     const table = await till(['license-keys', 'list'], acme.env);
     expect(table.stdout).toContain(key.display_key);
   });

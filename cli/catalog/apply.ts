@@ -109,7 +109,9 @@ async function runStep(step: Step, context: StepContext): Promise<string> {
   }
   if (step.action === 'create' || step.action === 'replace') {
     if (step.action === 'replace') await write(step, 'delete', 'DELETE', `${base}/${step.id}`, undefined);
-    const created = await write(step, 'create', 'POST', base, { ...body, organization_id: organizationId });
+    // A replacement's creation is keyed as a creation: stopped after the old one went, the next apply plans a
+    // create of the same body, whose key then replays the object already made instead of making a second.
+    const created = await write({ ...step, action: 'create' }, 'create', 'POST', base, { ...body, organization_id: organizationId });
     const id = String(created?.id);
     await afterWrite(step, id, fields, context);
     return id;

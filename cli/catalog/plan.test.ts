@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idempotencyKey } from './apply.js';
+import { applyPlan, idempotencyKey, type Send } from './apply.js';
 import type { Entry } from './model.js';
 import { buildPlan, type OrganizationState } from './plan.js';
 
@@ -105,6 +105,26 @@ describe('buildPlan', () => {
     ]);
     // Subscriptions on the price the file keeps stay where they are: nothing to do.
     expect(buildPlan([{ ...proEntry(1500), migrate: { prorationBehavior: null } }], undefined, withSubscriptions, { prune: false, now }).steps).toEqual([]);
+  });
+
+  it('keys the creation of a replaced tax rate as a creation, so an apply stopped after the deletion replays it next time', async () => {
+    const rateId = '22222222-2222-4222-8222-222222222222';
+    const entry: Entry = { kind: 'tax_rate', key: 'de', fields: { country: 'DE', state: null, basis_points: 1900 } };
+    const withRate = (rates: Record<string, unknown>[], keys: OrganizationState['keys']) => state({ objects: { ...state().objects, product: [], tax_rate: rates }, keys });
+    const replace = buildPlan([entry], undefined, withRate([{ id: rateId, country: 'DE', state: null, basis_points: 1600 }], [{ kind: 'tax_rate', key: 'de', object_id: rateId }]), { prune: false, now });
+    // The old rate is gone and the key names nothing: the next plan is a create.
+    const create = buildPlan([entry], undefined, withRate([], [{ kind: 'tax_rate', key: 'de', object_id: rateId }]), { prune: false, now });
+    expect([replace.steps[0].action, create.steps[0].action]).toEqual(['replace', 'create']);
+    const postKeys = async (plan: typeof replace) => {
+      const keys: string[] = [];
+      const send: Send = async (method, path, _body, key) => {
+        if (method === 'POST' && path === '/v1/tax-rates') keys.push(key!);
+        return { id: 'new-rate' };
+      };
+      await applyPlan(plan, plan === replace ? [{ kind: 'tax_rate', key: 'de', object_id: rateId }] : [], send);
+      return keys;
+    };
+    expect(await postKeys(replace)).toEqual(await postKeys(create));
   });
 
   it('derives the same idempotency key for the same step and body, another for another body', () => {

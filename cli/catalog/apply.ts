@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CliError, isCliError } from '../errors.js';
 import type { ApiObject, Kind } from './model.js';
 import { canonical, matchPrices, type Plan, type Step } from './plan.js';
 import { serverPrice } from './model.js';
@@ -144,11 +145,25 @@ async function migrateSubscriptions(step: Step, context: StepContext) {
   const product = await context.read(`/v1/products/${step.id}`);
   const prices = ((product?.prices as ApiObject[]) ?? []).filter((price) => !price.is_archived && price.amount_type === 'fixed');
   const behavior = step.entry?.migrate?.prorationBehavior ?? null;
+  // One subscription that cannot move (a declined charge, a payment owed) does not hold the others back.
+  const failures: string[] = [];
+  let firstError: unknown;
   for (const subscription of step.subscriptions ?? []) {
-    const price = prices.find((candidate) => candidate.price_currency === subscription.currency);
-    if (!price) throw new Error(`Product ${step.key} has no fixed price in ${subscription.currency} to move subscription ${subscription.id} onto`);
-    const body = { subscription_id: subscription.id, price_id: String(price.id), ...(behavior ? { proration_behavior: behavior } : {}) };
-    await context.write(step, 'migrate', 'POST', '/v1/catalog/price-migrations', body);
+    try {
+      const price = prices.find((candidate) => candidate.price_currency === subscription.currency);
+      if (!price) throw new Error(`product ${step.key} has no fixed price in ${subscription.currency}`);
+      const body = { subscription_id: subscription.id, price_id: String(price.id), ...(behavior ? { proration_behavior: behavior } : {}) };
+      await context.write(step, 'migrate', 'POST', '/v1/catalog/price-migrations', body);
+    } catch (error) {
+      firstError ??= error;
+      failures.push(`${subscription.id}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (failures.length > 0) {
+    const moved = (step.subscriptions?.length ?? 0) - failures.length;
+    const message = `${moved} subscription${moved === 1 ? '' : 's'} moved, ${failures.length} not: ${failures.join('; ')}`;
+    // The exit code of the first refusal (a decline, a conflict…), the message of them all.
+    throw isCliError(firstError) ? new CliError(firstError.code, message, firstError.exitCode, firstError.hint) : new Error(message);
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlan, idempotencyKey, type Send } from './apply.js';
+import { applyPlan, ApplyFailure, idempotencyKey, type Send } from './apply.js';
+import { CliError, EXIT } from '../errors.js';
 import type { Entry } from './model.js';
 import { buildPlan, type OrganizationState } from './plan.js';
 
@@ -125,6 +126,25 @@ describe('buildPlan', () => {
       return keys;
     };
     expect(await postKeys(replace)).toEqual(await postKeys(create));
+  });
+
+  it('moves every subscription of a migration it can, then stops on the ones refused, naming them with the first refusal’s exit code', async () => {
+    const subscriptions = ['s1', 's2', 's3'].map((id) => ({ id, currency: 'usd', prices: [{ id: 'p0', amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' }] }));
+    const plan = buildPlan([{ ...proEntry(1500), migrate: { prorationBehavior: 'invoice' } }], undefined, state({ subscriptions: { [productId]: subscriptions } }), { prune: false, now });
+    expect(plan.steps.map((step) => step.action)).toEqual(['migrate']);
+    const tried: unknown[] = [];
+    const send: Send = async (method, path, body) => {
+      if (method === 'GET') return { id: productId, prices: [{ id: 'p1', amount_type: 'fixed', price_amount: 1500, price_currency: 'usd', is_archived: false }] };
+      tried.push(body);
+      if ((body as { subscription_id: string }).subscription_id === 's2') throw new CliError('SUBSCRIPTION_PAYMENT_FAILED', 'The change was not made: declined', EXIT.error);
+      return {};
+    };
+    const failure = await applyPlan(plan, state().keys, send).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApplyFailure);
+    expect(tried).toEqual(['s1', 's2', 's3'].map((id) => ({ subscription_id: id, price_id: 'p1', proration_behavior: 'invoice' })));
+    const cause = (failure as ApplyFailure).cause as CliError;
+    expect(cause).toMatchObject({ code: 'SUBSCRIPTION_PAYMENT_FAILED', exitCode: EXIT.error });
+    expect(cause.message).toBe('2 subscriptions moved, 1 not: s2: The change was not made: declined');
   });
 
   it('derives the same idempotency key for the same step and body, another for another body', () => {

@@ -246,7 +246,10 @@ async function v1Operations(): Promise<Operation[]> {
   expect(res.status).toBe(200);
   const document = (await res.json()) as {
     paths: Record<string, Record<string, { parameters?: OpenApiParameter[]; requestBody?: { content: { 'application/json': { schema: JsonSchema; example?: unknown } } } }>>;
+    components?: { schemas?: Record<string, JsonSchema> };
   };
+  // Each schema carries the document's components, so that its references resolve.
+  const withComponents = (schema: JsonSchema | undefined) => schema && { ...schema, components: document.components };
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -255,8 +258,8 @@ async function v1Operations(): Promise<Operation[]> {
         method,
         path,
         pathParams: parameters.filter((p) => p.in === 'path').map((p) => p.name),
-        query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: p.required, schema: p.schema })),
-        body: op.requestBody?.content['application/json'].schema,
+        query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: p.required, schema: withComponents(p.schema)! })),
+        body: withComponents(op.requestBody?.content['application/json'].schema),
         example: op.requestBody?.content['application/json'].example,
       });
     }

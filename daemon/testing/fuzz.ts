@@ -33,6 +33,8 @@ export interface JsonSchema {
   $ref?: string;
   definitions?: Record<string, JsonSchema>;
   $defs?: Record<string, JsonSchema>;
+  /** A whole OpenAPI document as the root: `#/components/schemas/…` references resolve in it. */
+  components?: { schemas?: Record<string, JsonSchema> };
 }
 
 /** A small deterministic generator (mulberry32): the same seed sends the same requests. */
@@ -53,13 +55,13 @@ export function seededRandom(seed: number) {
 }
 export type Random = ReturnType<typeof seededRandom>;
 
-/** Resolves `#/definitions/…` and `#/$defs/…` references against the schema they sit in. */
+/** Resolves `#/definitions/…`, `#/$defs/…` and `#/components/schemas/…` references against `root`. */
 export function resolver(root: JsonSchema) {
   return (schema: JsonSchema): JsonSchema => {
     let current = schema;
     for (let hops = 0; current.$ref && hops < 10; hops++) {
       const [, where, name] = /^#\/(definitions|\$defs|components\/schemas)\/(.+)$/.exec(current.$ref) ?? [];
-      const table = where === 'definitions' ? root.definitions : where === '$defs' ? root.$defs : undefined;
+      const table = where === 'definitions' ? root.definitions : where === '$defs' ? root.$defs : root.components?.schemas;
       const target = name ? table?.[decodeURIComponent(name)] : undefined;
       if (!target) return {};
       current = target;

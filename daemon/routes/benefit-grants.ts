@@ -17,10 +17,10 @@ const TAG = 'benefit_grants';
 const serialize = (view: GrantView) => serializeGrant(view.grant, view.customer, view.benefit);
 
 /** Download links are signed with a key derived from the daemon's secret (the one Better Auth signs with). */
-const downloadKeyOf = async (deps: V1Deps) => downloadKey((await deps.auth.$context).secret);
+export const downloadKeyOf = async (deps: V1Deps) => downloadKey((await deps.auth.$context).secret);
 
 /** Polar's DownloadableRead: the file, with a link that downloads it (`download.url`, valid until `expires_at`). */
-const serializeDownloadable = (downloadable: Downloadable, baseUrl: string) => ({
+export const serializeDownloadable = (downloadable: Downloadable, baseUrl: string) => ({
   id: `${downloadable.grantId}:${downloadable.file.id}`,
   benefit_id: downloadable.benefitId,
   file: { ...serializeFile(downloadable.file, baseUrl), download: { url: downloadable.url, headers: {}, expires_at: downloadable.expiresAt.toISOString() } },

@@ -10,6 +10,7 @@ export const SCOPES = [
   'custom_fields:read', 'custom_fields:write',
   'discounts:read', 'discounts:write',
   'customers:read', 'customers:write',
+  'customer_sessions:write',
   'checkouts:read', 'checkouts:write',
   'orders:read', 'orders:write',
   'subscriptions:read', 'subscriptions:write',

@@ -25,6 +25,7 @@ import { stripe } from './0030_stripe.js';
 import { webhookApiVersions } from './0032_webhook_api_versions.js';
 import { customerFirstUserEvent } from './0033_customer_first_user_event.js';
 import { catalogKeys } from './0036_catalog_keys.js';
+import { customerSessions } from './0037_customer_sessions.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -54,4 +55,5 @@ export const migrations: readonly Migration[] = [
   webhookApiVersions,
   customerFirstUserEvent,
   catalogKeys,
+  customerSessions,
 ];

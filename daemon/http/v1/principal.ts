@@ -9,6 +9,7 @@ import { scopesOfRole, type Scope } from '../../../core/billing/shared/scopes.js
 import { membershipsOfUser } from '../../../core/billing/organizations/service.js';
 import { authenticateAccessToken, ACCESS_TOKEN_PREFIX } from '../../../core/billing/access-tokens/service.js';
 import { postedFromOrigin } from '../../pages/origin-guard.js';
+import { authenticateCustomerSession, CUSTOMER_SESSION_PREFIX, type CustomerPrincipal } from '../../../core/billing/customer-sessions/service.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -19,6 +20,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export async function resolvePrincipal(req: Request, deps: { db: Database; auth: TillAuth; clock: Clock; baseUrl: string }): Promise<Principal> {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (bearer?.startsWith(CUSTOMER_SESSION_PREFIX)) {
+    throw new CoreError('unauthorized', 'CUSTOMER_SESSION_NOT_ALLOWED', 'A customer session token opens the customer portal (/v1/customer-portal/…) only');
+  }
   if (bearer?.startsWith(ACCESS_TOKEN_PREFIX)) {
     const token = await authenticateAccessToken(deps.db, deps.clock, bearer);
     if (!token) throw new CoreError('unauthorized', 'INVALID_TOKEN', 'The access token is invalid, expired or revoked');
@@ -36,4 +40,16 @@ export async function resolvePrincipal(req: Request, deps: { db: Database; auth:
   const memberships = new Map<string, ReadonlySet<Scope>>();
   for (const { organizationId, role } of await membershipsOfUser(deps.db, session.user.id)) memberships.set(organizationId, scopesOfRole(role));
   return { kind: 'user', userId: session.user.id, sessionCreatedAt: new Date(session.session.createdAt), memberships };
+}
+
+/**
+ * Who calls a /v1/customer-portal route: the customer of a live customer session (`Bearer till_cst_…`). Seller
+ * credentials (access tokens, user sessions, cookies) do not open the portal: a customer session is the only key.
+ */
+export async function resolveCustomer(req: Request, deps: { db: Database; clock: Clock }): Promise<CustomerPrincipal> {
+  const bearer = req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (!bearer) throw new CoreError('unauthorized', 'NOT_AUTHENTICATED', 'Send a customer session token as a Bearer token');
+  const customer = await authenticateCustomerSession(deps.db, deps.clock, bearer);
+  if (!customer) throw new CoreError('unauthorized', 'INVALID_CUSTOMER_SESSION', 'The customer session token is invalid or expired');
+  return customer;
 }

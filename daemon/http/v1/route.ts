@@ -11,7 +11,8 @@ import { idempotentRequest, keepsRefusal, sendReplay } from './idempotency.js';
 import { parseInput } from '../validate.js';
 import { requestApiVersion } from './api-version.js';
 import type { V1Deps } from './deps.js';
-import { resolvePrincipal } from './principal.js';
+import { resolveCustomer, resolvePrincipal } from './principal.js';
+import type { CustomerPrincipal } from '../../../core/billing/customer-sessions/service.js';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -25,6 +26,8 @@ export interface RouteContext<P, Q, B> {
   /** The `Polar-Version` the caller asked for: serializers whose wire differs between versions take it. */
   apiVersion: ApiVersion;
   deps: V1Deps;
+  /** On a customer-portal route: the one customer (of one organization) the customer session speaks for. */
+  customer: CustomerPrincipal;
 }
 
 /** One /v1 operation: what it takes, what it answers, which scope it needs, and the one service call it makes. */
@@ -47,6 +50,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
    * secret, an organization id plus a key).
    */
   public?: boolean;
+  /**
+   * A customer-portal route: called with a customer session token (`Bearer till_cst_…`) and nothing else; the
+   * principal is ANONYMOUS and the handler reads `customer`, which names exactly one customer of one organization.
+   */
+  portal?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -106,6 +114,9 @@ export function targetOrganization(principal: Principal, requested: string | nul
   ]);
 }
 
+/** What a seller route's context holds for `customer`: nobody (a handler of a non-portal route never reads it). */
+const NO_CUSTOMER: CustomerPrincipal = { sessionId: '', organizationId: '', customerId: '', expiresAt: new Date(0), returnUrl: null };
+
 /** Mounts the routes on a router: authenticate, check scope, claim the idempotency key, validate, call, serialize. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V1Deps) {
   for (const route of routes) {
@@ -114,7 +125,8 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
       try {
         // An answer about an authenticated caller is theirs alone: no shared or browser cache keeps it.
         if (!route.public) res.setHeader('Cache-Control', 'no-store');
-        const principal = route.public ? ANONYMOUS : await resolvePrincipal(req, deps);
+        const customer = route.portal ? await resolveCustomer(req, deps) : NO_CUSTOMER;
+        const principal = route.public || route.portal ? ANONYMOUS : await resolvePrincipal(req, deps);
         if (route.userOnly && principal.kind !== 'user') {
           throw new CoreError('forbidden', 'USER_SESSION_REQUIRED', 'This needs a signed-in user, not an access token');
         }
@@ -139,6 +151,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
           rawQuery,
           apiVersion: requestApiVersion(res),
           deps,
+          customer,
         });
         const status = route.status ?? 200;
         // Stored before it is sent: a client that repeats the moment it has the answer gets a replay, not a 409.

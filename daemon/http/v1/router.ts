@@ -27,6 +27,8 @@ import { metricRoutes } from '../../routes/metrics.js';
 import { disputeRoutes } from '../../routes/disputes.js';
 import { stripeWebhookRouter } from '../../routes/stripe-webhook.js';
 import { catalogRoutes } from '../../routes/catalog.js';
+import { customerSessionRoutes } from '../../routes/customer-sessions.js';
+import { customerPortalRoutes } from '../../routes/customer-portal.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -34,12 +36,18 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...customerSessionRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
+
+/**
+ * The customer portal's operations (`/v1/customer-portal/…`): a customer session token opens them, never a seller's
+ * credentials. Kept apart from V1_ROUTES, whose walks (scopes, tenancy) are about seller credentials.
+ */
+export const PORTAL_ROUTES: readonly AnyRoute[] = customerPortalRoutes;
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {
   const router = Router();
-  const document = openApiDocument(V1_ROUTES, deps.baseUrl);
+  const document = openApiDocument([...V1_ROUTES, ...PORTAL_ROUTES], deps.baseUrl);
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
@@ -59,5 +67,6 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.use(invoiceRouter(deps));
   router.use('/v1', express.json({ limit: deps.bodyLimit }));
   mountRoutes(router, V1_ROUTES, deps);
+  mountRoutes(router, PORTAL_ROUTES, deps);
   return router;
 }

@@ -1,0 +1,262 @@
+import { createHash } from 'node:crypto';
+import { Polar } from '@polar-sh/sdk';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PORTAL_ROUTES } from '../http/v1/router.js';
+import { signUp, type SignedIn } from '../testing/auth-client.js';
+import { uploadDownloadable } from '../testing/benefit-grants.js';
+import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
+
+// Customer sessions and the customer portal API, driven by @polar-sh/sdk 0.49 with response validation on: a seller
+// opens a session for one customer, and that session sees exactly that customer of that organization.
+
+let daemon: TestDaemon;
+let owner: SignedIn;
+let stranger: SignedIn;
+let orgX: string;
+let orgY: string;
+let sellerX: Polar;
+/** A Polar client with no seller credentials: the portal calls pass the customer session per call, as the SDK does. */
+let portal: Polar;
+
+interface Bought {
+  customerId: string;
+  orderId: string;
+  subscriptionId: string;
+  grantIds: string[];
+  licenseKeyId: string;
+}
+let ada: Bought;
+let bob: Bought;
+let yuri: Bought;
+let adaToken: string;
+
+const v1 = (token: string | undefined, method: string, path: string, body?: unknown) => v1Request(daemon.url, token, method, path, body);
+
+/** A monthly product with a license key, a downloadable file and a custom note, bought through the sandbox checkout. */
+async function shop(seller: Polar, organizationId: string, tag: string) {
+  const fileId = await uploadDownloadable(daemon, seller === sellerX ? owner.token : stranger.token, organizationId, Buffer.from(`manual of ${tag}`), `${tag}.pdf`);
+  const keys = await seller.benefits.create({ organizationId, type: 'license_keys', description: `${tag} licence`, properties: { prefix: tag } } as never);
+  const files = await seller.benefits.create({ organizationId, type: 'downloadables', description: `${tag} manual`, properties: { files: [fileId] } } as never);
+  const note = await seller.benefits.create({ organizationId, type: 'custom', description: `${tag} support`, properties: { note: 'Mail us' } } as never);
+  const product = await seller.products.create({ organizationId, name: `${tag} Pro`, recurringInterval: 'month', metadata: { secret: 'seller-only' }, prices: [{ amountType: 'fixed', priceAmount: 1200 }] } as never);
+  await seller.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [keys.id, files.id, note.id] } });
+  return product.id;
+}
+
+async function buy(seller: Polar, organizationId: string, productId: string, email: string, externalId: string): Promise<Bought> {
+  const customer = await seller.customers.create({ organizationId, email, name: email.split('@')[0], externalId });
+  const checkout = await seller.checkouts.create({ products: [productId], customerId: customer.id });
+  await polarSdk(daemon.url, '').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'FR' } } });
+  const done = await seller.checkouts.get({ id: checkout.id });
+  expect(done.status).toBe('succeeded');
+  const order = await daemon.db('orders').where({ checkout_id: checkout.id }).first();
+  const grants = (await seller.benefitGrants.list({ customerId: customer.id })).result.items;
+  const [key] = (await seller.licenseKeys.list({ organizationId })).result.items.filter((k) => k.customerId === customer.id);
+  return { customerId: customer.id, orderId: String(order.id), subscriptionId: done.subscriptionId!, grantIds: grants.map((g) => g.id), licenseKeyId: key!.id };
+}
+
+async function sessionFor(seller: Polar, customerId: string) {
+  return (await seller.customerSessions.create({ customerId, returnUrl: 'https://shop.example/account' })).token;
+}
+
+beforeAll(async () => {
+  daemon = await startTestDaemon();
+  owner = await signUp(daemon.url, { name: 'Paula Portal' });
+  stranger = await signUp(daemon.url, { name: 'Yann Elsewhere' });
+  orgX = await createOrganization(owner, 'Portal Shop');
+  orgY = await createOrganization(stranger, 'Other Shop');
+  sellerX = polarSdk(daemon.url, owner.token);
+  const sellerY = polarSdk(daemon.url, stranger.token);
+  portal = new Polar({ serverURL: daemon.url });
+  const productX = await shop(sellerX, orgX, 'alpha');
+  const productY = await shop(sellerY, orgY, 'omega');
+  ada = await buy(sellerX, orgX, productX, 'ada@example.test', 'user-ada');
+  bob = await buy(sellerX, orgX, productX, 'bob@example.test', 'user-bob');
+  // The same person (same email, same external id) buying from another organization is another customer.
+  yuri = await buy(sellerY, orgY, productY, 'ada@example.test', 'user-ada');
+  adaToken = await sessionFor(sellerX, ada.customerId);
+});
+afterAll(async () => {
+  for (const line of daemon?.logs ?? []) if (line.err) console.error(JSON.stringify(line.err).slice(0, 3000));
+  await daemon?.close();
+});
+
+describe('POST /v1/customer-sessions', () => {
+  it('opens an hour-long session for a customer by id, in the CustomerSession shape the SDK validates, keeping only the token’s hash', async () => {
+    const before = Date.now();
+    const session = await sellerX.customerSessions.create({ customerId: ada.customerId, returnUrl: 'https://shop.example/account' });
+    expect(session).toMatchObject({ customerId: ada.customerId, returnUrl: 'https://shop.example/account', customer: { id: ada.customerId, email: 'ada@example.test', externalId: 'user-ada' } });
+    expect(session.token).toMatch(/^till_cst_[A-Za-z0-9_-]{40,}$/);
+    const lifetime = session.expiresAt.getTime() - before;
+    expect(lifetime).toBeGreaterThan(59 * 60 * 1000);
+    expect(lifetime).toBeLessThanOrEqual(61 * 60 * 1000);
+    const url = new URL(session.customerPortalUrl);
+    expect(url.origin).toBe(new URL(daemon.url).origin);
+    expect(url.pathname).toMatch(/^\/portal\/portal-shop-/);
+    expect(url.searchParams.get('customer_session_token')).toBe(session.token);
+    expect(url.searchParams.get('email')).toBe('ada@example.test');
+    const row = await daemon.db('customer_sessions').where({ id: session.id }).first();
+    expect(row.token_hash).toBe(createHash('sha256').update(session.token).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(session.token);
+  });
+
+  it('opens a session by external customer id, with no return URL', async () => {
+    const session = await sellerX.customerSessions.create({ externalCustomerId: 'user-bob' });
+    expect(session).toMatchObject({ customerId: bob.customerId, returnUrl: null });
+  });
+
+  it('answers 422 on the field that named a customer the caller cannot reach (unknown, or another organization’s)', async () => {
+    for (const body of [{ customer_id: '00000000-0000-4000-8000-000000000000' }, { customer_id: yuri.customerId }, { external_customer_id: 'nobody' }]) {
+      const res = await v1(owner.token, 'POST', '/customer-sessions/', body);
+      expect(res.status).toBe(422);
+      expect((await res.json()).detail[0]).toMatchObject({ loc: ['body', Object.keys(body)[0]], msg: 'Customer does not exist.' });
+    }
+    await expect(sellerX.customerSessions.create({ customerId: yuri.customerId })).rejects.toBeInstanceOf(HTTPValidationError);
+  });
+
+  it('needs customer_sessions:write from an organization access token', async () => {
+    const mint = async (scopes: string[]) => (await (await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: orgX, comment: 'portal', scopes })).json()).token as string;
+    const readOnly = await mint(['customers:read', 'customers:write']);
+    expect((await v1(readOnly, 'POST', '/customer-sessions/', { customer_id: ada.customerId })).status).toBe(403);
+    const writer = polarSdk(daemon.url, await mint(['customer_sessions:write']));
+    expect((await writer.customerSessions.create({ customerId: ada.customerId })).customerId).toBe(ada.customerId);
+    expect((await v1(undefined, 'POST', '/customer-sessions/', { customer_id: ada.customerId })).status).toBe(401);
+  });
+});
+
+describe('/v1/customer-portal as the session’s customer, through the SDK', () => {
+  const security = () => ({ customerSession: adaToken });
+
+  it('introspects the session and names its customer', async () => {
+    expect(await portal.customerPortal.customerSession.introspect(security())).toMatchObject({ returnUrl: 'https://shop.example/account' });
+    expect(await portal.customerPortal.customerSession.getAuthenticatedUser(security())).toMatchObject({ type: 'customer', customerId: ada.customerId, email: 'ada@example.test' });
+  });
+
+  it('gets the customer (me)', async () => {
+    const me = await portal.customerPortal.customers.get(security());
+    expect(me).toMatchObject({ id: ada.customerId, email: 'ada@example.test', name: 'ada', oauthAccounts: {} });
+    const raw = await (await v1(adaToken, 'GET', '/customer-portal/customers/me')).json();
+    expect(raw).not.toHaveProperty('metadata');
+    expect(raw).not.toHaveProperty('external_id');
+  });
+
+  it('lists and gets the customer’s orders, with the product as the customer sees it', async () => {
+    const list = await portal.customerPortal.orders.list(security(), {});
+    expect(list.result.items.map((o) => o.id)).toEqual([ada.orderId]);
+    expect(list.result.pagination).toEqual({ totalCount: 1, maxPage: 1 });
+    const order = await portal.customerPortal.orders.get(security(), { id: ada.orderId });
+    expect(order).toMatchObject({ id: ada.orderId, customerId: ada.customerId, status: 'paid', totalAmount: 1200, subscriptionId: ada.subscriptionId, product: { name: 'alpha Pro', organization: { id: orgX } } });
+    expect(order.product!.benefits.map((b) => b.type).sort()).toEqual(['custom', 'downloadables', 'license_keys']);
+    const raw = JSON.stringify(await (await v1(adaToken, 'GET', `/customer-portal/orders/${ada.orderId}`)).json());
+    expect(raw).not.toContain('seller-only');
+    expect(raw).not.toContain('Mail us');
+  });
+
+  it('lists and gets the customer’s subscriptions', async () => {
+    const list = await portal.customerPortal.subscriptions.list(security(), {});
+    expect(list.result.items.map((s) => s.id)).toEqual([ada.subscriptionId]);
+    expect((await portal.customerPortal.subscriptions.list(security(), { active: false })).result.items).toEqual([]);
+    const subscription = await portal.customerPortal.subscriptions.get(security(), { id: ada.subscriptionId });
+    expect(subscription).toMatchObject({ id: ada.subscriptionId, customerId: ada.customerId, status: 'active', amount: 1200, recurringInterval: 'month', product: { name: 'alpha Pro' } });
+  });
+
+  it('lists and gets the customer’s benefit grants, with what of each benefit a subscriber may see', async () => {
+    const list = await portal.customerPortal.benefitGrants.list(security(), {});
+    expect(list.result.items.map((g) => g.id).sort()).toEqual([...ada.grantIds].sort());
+    const custom = list.result.items.find((g) => g.benefit.type === 'custom')!;
+    expect(custom.benefit.properties).toEqual({ note: 'Mail us' });
+    const grant = await portal.customerPortal.benefitGrants.get(security(), { id: ada.grantIds[0]! });
+    expect(grant).toMatchObject({ id: ada.grantIds[0], customerId: ada.customerId, isGranted: true, customer: { id: ada.customerId } });
+  });
+
+  it('lists and gets the customer’s license keys with their activations', async () => {
+    const list = await portal.customerPortal.licenseKeys.list(security(), {});
+    expect(list.result.items.map((k) => k.id)).toEqual([ada.licenseKeyId]);
+    const key = await portal.customerPortal.licenseKeys.get(security(), { id: ada.licenseKeyId });
+    expect(key).toMatchObject({ id: ada.licenseKeyId, customerId: ada.customerId, status: 'granted', activations: [] });
+    expect(key.key).toMatch(/^ALPHA-/);
+  });
+
+  it('lists the customer’s downloadables with signed links that serve the file', async () => {
+    const list = await portal.customerPortal.downloadables.list(security(), {});
+    expect(list.result.items).toHaveLength(1);
+    const [downloadable] = list.result.items;
+    expect(downloadable!.file.name).toBe('alpha.pdf');
+    const res = await fetch(downloadable!.file.download.url);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('manual of alpha');
+  });
+});
+
+describe('customer portal tenancy', () => {
+  /** Every portal route that names an object, with the object of each kind that is not Ada's. */
+  const othersOf = (who: Bought): Record<string, string> => ({
+    orders: who.orderId,
+    subscriptions: who.subscriptionId,
+    'benefit-grants': who.grantIds[0]!,
+    'license-keys': who.licenseKeyId,
+  });
+  const objectRoutes = () => PORTAL_ROUTES.filter((route) => route.path.includes('/:'));
+
+  it('has an object of another customer for every portal route that names one (the walk is complete)', () => {
+    for (const route of objectRoutes()) expect(othersOf(bob)[route.path.split('/')[3]!], route.path).toBeDefined();
+  });
+
+  it('answers 404 to Ada’s session for another customer’s objects, in her organization and in another', async () => {
+    for (const other of [bob, yuri]) {
+      for (const route of objectRoutes()) {
+        const id = othersOf(other)[route.path.split('/')[3]!]!;
+        const res = await v1(adaToken, route.method.toUpperCase(), route.path.replace('/v1', '').replace(':id', id));
+        expect([res.status, route.path, other.customerId]).toEqual([404, route.path, other.customerId]);
+        expect((await res.json()).error).toBe('ResourceNotFound');
+      }
+    }
+  });
+
+  it('still shows Ada her own objects on every object route (the walk is not vacuous)', async () => {
+    for (const route of objectRoutes()) {
+      const id = othersOf(ada)[route.path.split('/')[3]!]!;
+      expect([(await v1(adaToken, 'GET', route.path.replace('/v1', '').replace(':id', id))).status, route.path]).toEqual([200, route.path]);
+    }
+  });
+
+  it('shows none of another customer’s objects in any portal list', async () => {
+    const foreign = [bob, yuri].flatMap((who) => [who.customerId, who.orderId, who.subscriptionId, who.licenseKeyId, ...who.grantIds]);
+    for (const route of PORTAL_ROUTES.filter((r) => r.method === 'get' && !r.path.includes('/:'))) {
+      const res = await v1(adaToken, 'GET', route.path.replace('/v1', ''));
+      expect([res.status, route.path]).toEqual([200, route.path]);
+      const body = await res.text();
+      for (const id of foreign) expect(body, `${route.path} shows ${id}`).not.toContain(id);
+    }
+  });
+
+  it('refuses seller credentials and no credentials on every portal route with 401', async () => {
+    const token = (await (await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: orgX, comment: 'seller', scopes: ['customers:read', 'orders:read'] })).json()).token as string;
+    for (const route of PORTAL_ROUTES) {
+      const path = route.path.replace('/v1', '').replace(':id', ada.orderId);
+      for (const credential of [undefined, owner.token, token]) {
+        expect([(await v1(credential, route.method.toUpperCase(), path)).status, route.path]).toEqual([401, route.path]);
+      }
+    }
+  });
+
+  it('refuses a customer session on seller routes with 401', async () => {
+    for (const path of ['/customers/', `/customers/${ada.customerId}`, '/orders/', '/subscriptions/', '/organizations/', '/license-keys/']) {
+      expect([(await v1(adaToken, 'GET', path)).status, path]).toEqual([401, path]);
+    }
+    expect((await v1(adaToken, 'POST', '/customer-sessions/', { customer_id: bob.customerId })).status).toBe(401);
+  });
+
+  it('ends a session when it expires or its customer is deleted', async () => {
+    const expiring = await sessionFor(sellerX, ada.customerId);
+    expect((await v1(expiring, 'GET', '/customer-portal/customers/me')).status).toBe(200);
+    await daemon.db('customer_sessions').where({ customer_id: ada.customerId }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    expect((await v1(expiring, 'GET', '/customer-portal/customers/me')).status).toBe(401);
+    const bobToken = await sessionFor(sellerX, bob.customerId);
+    expect((await v1(bobToken, 'GET', '/customer-portal/orders/')).status).toBe(200);
+    await sellerX.customers.delete({ id: bob.customerId });
+    expect((await v1(bobToken, 'GET', '/customer-portal/orders/')).status).toBe(401);
+  });
+});

@@ -1,0 +1,318 @@
+import { z } from 'zod';
+import { grantDownloads } from '../../core/billing/benefit-grants/downloads.js';
+import { findGrant, listGrants } from '../../core/billing/benefit-grants/repository.js';
+import { findBenefit } from '../../core/billing/benefits/repository.js';
+import type { Benefit } from '../../core/billing/benefits/schema.js';
+import type { CustomerPrincipal } from '../../core/billing/customer-sessions/service.js';
+import {
+  serializeCustomerGrant,
+  serializeCustomerProduct,
+  serializePortalCustomer,
+} from '../../core/billing/customer-sessions/serialize.js';
+import { Text } from '../../core/billing/customers/address.js';
+import { customersByIds } from '../../core/billing/customers/repository.js';
+import type { Customer } from '../../core/billing/customers/schema.js';
+import { serializeLicenseKeyWithActivations } from '../../core/billing/license-keys/serialize.js';
+import { getLicenseKey, listLicenseKeys } from '../../core/billing/license-keys/service.js';
+import { getOrder, listOrders, serializeOrderView, type OrderView } from '../../core/billing/orders/service.js';
+import { findOrganization } from '../../core/billing/organizations/repository.js';
+import type { Organization } from '../../core/billing/organizations/schema.js';
+import { getProduct } from '../../core/billing/products/service.js';
+import type { Product } from '../../core/billing/products/schema.js';
+import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
+import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
+import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
+import { getSubscription, listSubscriptions } from '../../core/billing/subscriptions/service.js';
+import type { SubscriptionView } from '../../core/billing/subscriptions/relations.js';
+import { CoreError } from '../../core/errors.js';
+import type { Database } from '../../core/db/database.js';
+import type { V1Deps } from '../http/v1/deps.js';
+import { defineRoute } from '../http/v1/route.js';
+import { downloadKeyOf, serializeDownloadable } from './benefit-grants.js';
+
+// The customer portal (Polar's /v1/customer-portal/…): a customer session token opens it, and every answer is about
+// that session's one customer of one organization. Objects of other customers read as 404, as unknown ones do.
+
+const TAG = 'customer-portal';
+const SCOPES = [] as const;
+const IdParams = z.object({ id: Text.min(1) });
+const Ids = oneOrMany(Text.min(1)).optional();
+
+/** The session's customer and organization (the session was checked live a moment ago, so both exist). */
+async function whoAmI(db: Database, customer: CustomerPrincipal): Promise<{ customer: Customer; organization: Organization }> {
+  const [found, organization] = await Promise.all([customersByIds(db, [customer.customerId]), findOrganization(db, customer.organizationId)]);
+  const me = found.get(customer.customerId);
+  if (!me || !organization) throw new CoreError('unauthorized', 'INVALID_CUSTOMER_SESSION', 'The customer session token is invalid or expired');
+  return { customer: me, organization };
+}
+
+/** A product as the portal shows it, read once per request. */
+function productReader(deps: V1Deps, organization: Organization) {
+  const cache = new Map<string, Promise<Product>>();
+  const readable = new Set([organization.id]);
+  return async (id: string) => {
+    if (!cache.has(id)) cache.set(id, getProduct(deps.db, readable, id));
+    return serializeCustomerProduct(await cache.get(id)!, organization, deps.baseUrl);
+  };
+}
+
+const ORDER_FIELDS = [
+  'id', 'created_at', 'modified_at', 'status', 'paid', 'subtotal_amount', 'discount_amount', 'net_amount', 'tax_amount', 'total_amount',
+  'applied_balance_amount', 'due_amount', 'refunded_amount', 'refunded_tax_amount', 'currency', 'billing_reason', 'billing_name',
+  'billing_address', 'invoice_number', 'is_invoice_generated', 'receipt_number', 'seats', 'customer_id', 'product_id', 'discount_id',
+  'subscription_id', 'checkout_id', 'next_payment_attempt_at', 'items', 'description', 'refundable_amount', 'refundable_tax_amount',
+] as const;
+
+const SUBSCRIPTION_FIELDS = [
+  'id', 'created_at', 'modified_at', 'amount', 'currency', 'recurring_interval', 'recurring_interval_count', 'status',
+  'current_period_start', 'current_period_end', 'current_meter_period_start', 'current_meter_period_end', 'trial_start', 'trial_end',
+  'cancel_at_period_end', 'canceled_at', 'started_at', 'ends_at', 'ended_at', 'past_due_at', 'pause_at_period_end', 'paused_at',
+  'resumes_at', 'customer_id', 'product_id', 'discount_id', 'checkout_id', 'seats', 'customer_cancellation_reason',
+  'customer_cancellation_comment',
+] as const;
+
+function pick<T extends Record<string, unknown>>(source: T, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, source[key]]));
+}
+
+/** Polar's CustomerOrder: the order without the seller's metadata, fees and custom field answers. */
+async function customerOrder(view: OrderView, product: (id: string) => Promise<unknown>) {
+  const wire = serializeOrderView(view);
+  return {
+    ...pick(wire, ORDER_FIELDS),
+    product: view.order.productId ? await product(view.order.productId) : null,
+    subscription: wire.subscription ? pick(wire.subscription as Record<string, unknown>, SUBSCRIPTION_FIELDS) : null,
+  };
+}
+
+/** Polar's CustomerSubscription. */
+async function customerSubscription(view: SubscriptionView, deps: V1Deps, product: (id: string) => Promise<unknown>) {
+  const wire = serializeSubscription(view, deps.baseUrl);
+  return { ...pick(wire, SUBSCRIPTION_FIELDS), product: await product(view.subscription.productId), prices: wire.prices, meters: wire.meters, pending_update: null };
+}
+
+const notFound = (what: string) => new CoreError('not_found', `${what.toUpperCase().replace(/ /g, '_')}_NOT_FOUND`, `${what[0]!.toUpperCase()}${what.slice(1)} not found`);
+
+export const customerPortalRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/customer-session/introspect',
+    operationId: 'customer_portal:customer_session:introspect',
+    summary: 'The customer session this request carries: when it expires and where the portal returns to',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    handler: async ({ customer }) => ({ expires_at: customer.expiresAt.toISOString(), return_url: customer.returnUrl }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/customer-session/user',
+    operationId: 'customer_portal:customer_session:get_authenticated_user',
+    summary: 'Who the customer session speaks for',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    handler: async ({ customer, deps }) => {
+      const me = (await whoAmI(deps.db, customer)).customer;
+      return { type: 'customer', name: me.name, email: me.email, customer_id: me.id, member_id: null, role: null };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/customers/me',
+    operationId: 'customer_portal:customers:get',
+    summary: 'The signed-in customer',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    handler: async ({ customer, deps }) => serializePortalCustomer((await whoAmI(deps.db, customer)).customer),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/orders',
+    operationId: 'customer_portal:orders:list',
+    summary: 'The customer’s orders',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({
+      product_id: Ids,
+      product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
+      subscription_id: Ids,
+      sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'product', 'subscription'] as const).default(['-created_at']),
+    }),
+    handler: async ({ customer, query, deps }) => {
+      const { organization } = await whoAmI(deps.db, customer);
+      const filter = {
+        organizationIds: [customer.organizationId],
+        customerIds: [customer.customerId],
+        productIds: query.product_id,
+        productPriceTypes: query.product_billing_type,
+        subscriptionIds: query.subscription_id,
+      };
+      const page = await listOrders(deps.db, filter, toSortCriteria(query.sorting), query);
+      const product = productReader(deps, organization);
+      const items = await Promise.all(page.items.map((view) => customerOrder(view, product)));
+      return listResource({ items, totalCount: page.totalCount }, query, (item) => item);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id',
+    operationId: 'customer_portal:orders:get',
+    summary: 'One of the customer’s orders',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      const { organization } = await whoAmI(deps.db, customer);
+      const view = await getOrder(deps.db, new Set([customer.organizationId]), params.id);
+      if (view.order.customerId !== customer.customerId) throw notFound('order');
+      return customerOrder(view, productReader(deps, organization));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/subscriptions',
+    operationId: 'customer_portal:subscriptions:list',
+    summary: 'The customer’s subscriptions',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({
+      product_id: Ids,
+      active: queryBoolean.optional(),
+      sorting: sortingQuery(['started_at', 'amount', 'status', 'product', 'organization'] as const).default(['-started_at']),
+    }),
+    handler: async ({ customer, query, deps }) => {
+      const { organization } = await whoAmI(deps.db, customer);
+      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], productIds: query.product_id, active: query.active, metadata: {} };
+      // Every subscription here is of one organization: sorting by it orders nothing.
+      const sorting = toSortCriteria(query.sorting.filter((criterion) => criterion.replace(/^-/, '') !== 'organization'));
+      const page = await listSubscriptions(deps.db, filter, sorting, query);
+      const product = productReader(deps, organization);
+      const items = await Promise.all(page.items.map((view) => customerSubscription(view, deps, product)));
+      return listResource({ items, totalCount: page.totalCount }, query, (item) => item);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/subscriptions/:id',
+    operationId: 'customer_portal:subscriptions:get',
+    summary: 'One of the customer’s subscriptions',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      const { organization } = await whoAmI(deps.db, customer);
+      const view = await getSubscription(deps.db, new Set([customer.organizationId]), params.id);
+      if (view.subscription.customerId !== customer.customerId) throw notFound('subscription');
+      return customerSubscription(view, deps, productReader(deps, organization));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/benefit-grants',
+    operationId: 'customer_portal:benefit_grants:list',
+    summary: 'The benefits granted to the customer',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({
+      benefit_id: Ids,
+      sorting: sortingQuery(['granted_at'] as const).default(['-granted_at']),
+    }),
+    handler: async ({ customer, query, deps }) => {
+      const { customer: me, organization } = await whoAmI(deps.db, customer);
+      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: query.benefit_id };
+      const page = await listGrants(deps.db, filter, toSortCriteria(query.sorting), query);
+      const benefits = new Map<string, Benefit | undefined>();
+      const items = [];
+      for (const grant of page.items) {
+        if (!benefits.has(grant.benefitId)) benefits.set(grant.benefitId, await findBenefit(deps.db, grant.benefitId, [customer.organizationId]));
+        const benefit = benefits.get(grant.benefitId);
+        if (benefit) items.push(serializeCustomerGrant(grant, me, benefit, organization));
+      }
+      return listResource({ items, totalCount: page.totalCount }, query, (item) => item);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/benefit-grants/:id',
+    operationId: 'customer_portal:benefit_grants:get',
+    summary: 'One benefit granted to the customer',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      const { customer: me, organization } = await whoAmI(deps.db, customer);
+      const grant = await findGrant(deps.db, params.id, [customer.organizationId]);
+      const benefit = grant && grant.customerId === customer.customerId ? await findBenefit(deps.db, grant.benefitId, [customer.organizationId]) : undefined;
+      if (!grant || !benefit) throw notFound('benefit grant');
+      return serializeCustomerGrant(grant, me, benefit, organization);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/license-keys',
+    operationId: 'customer_portal:license_keys:list',
+    summary: 'The customer’s license keys, with their activations',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({ benefit_id: Ids }),
+    handler: async ({ customer, query, apiVersion, deps }) => {
+      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: query.benefit_id };
+      const page = await listLicenseKeys(deps.db, filter, query);
+      const readable = new Set([customer.organizationId]);
+      const items = await Promise.all(page.items.map(async ({ key }) => {
+        const full = await getLicenseKey(deps.db, readable, key.id);
+        return serializeLicenseKeyWithActivations(full.key, full.customer, full.activations, apiVersion);
+      }));
+      return listResource({ items, totalCount: page.totalCount }, query, (item) => item);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/license-keys/:id',
+    operationId: 'customer_portal:license_keys:get',
+    summary: 'One of the customer’s license keys, with its activations',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, apiVersion, deps }) => {
+      const full = await getLicenseKey(deps.db, new Set([customer.organizationId]), params.id);
+      if (full.key.customerId !== customer.customerId) throw notFound('license key');
+      return serializeLicenseKeyWithActivations(full.key, full.customer, full.activations, apiVersion);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/downloadables',
+    operationId: 'customer_portal:downloadables:list',
+    summary: 'The files the customer’s downloadables benefits give, with signed links (valid one hour)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({ benefit_id: Ids }),
+    handler: async ({ customer, query, deps }) => {
+      const readable = new Set([customer.organizationId]);
+      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: query.benefit_id, isGranted: true };
+      // A customer holds a handful of grants: they are read whole, then the files are paged.
+      const grants = await listGrants(deps.db, filter, toSortCriteria(['-granted_at']), { page: 1, limit: 1000 });
+      const link = { key: await downloadKeyOf(deps), baseUrl: deps.baseUrl };
+      const all = [];
+      for (const grant of grants.items) {
+        const benefit = await findBenefit(deps.db, grant.benefitId, readable);
+        if (benefit?.type !== 'downloadables') continue;
+        for (const downloadable of await grantDownloads(deps.db, deps.clock, readable, grant.id, link)) all.push(serializeDownloadable(downloadable, deps.baseUrl));
+      }
+      const start = (query.page - 1) * query.limit;
+      return listResource({ items: all.slice(start, start + query.limit), totalCount: all.length }, query, (item) => item);
+    },
+  }),
+];

@@ -117,6 +117,50 @@ describe('off-session renewals through Stripe (the fake), and a lost dispute', (
     expect(orders).toMatchObject([{ status: 'paid' }]);
   });
 
+  it('saves the card of a free trial at Stripe with a SetupIntent, and the renewal after the trial charges it off-session', async () => {
+    const product = await sdk.products.create({ organizationId, name: 'Trial monthly', recurringInterval: 'month', trialInterval: 'day', trialIntervalCount: 14, prices: [{ amountType: 'fixed', priceAmount: 1500 }] } as ProductCreate);
+    const checkout = await sdk.checkouts.create({ products: [product.id], customerEmail: 'trial@example.com', customerName: 'Trial Buyer' });
+    const confirmationToken = await token('pm_card_visa');
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: confirmationToken, customerBillingAddress: { country: 'US' } } });
+    const done = await eventually(async () => {
+      const current = await sdk.checkouts.get({ id: checkout.id });
+      return current.status === 'succeeded' ? current : undefined;
+    }, 'the trial checkout to succeed');
+    const subscriptionId = done.subscriptionId!;
+    expect(await sdk.subscriptions.get({ id: subscriptionId })).toMatchObject({ status: 'trialing' });
+    expect(await daemon.db('payments').where({ checkout_id: checkout.id })).toHaveLength(0);
+    // Saved as Stripe intends: a SetupIntent confirmed with the token, the PaymentMethod attached to the customer.
+    const saved = await daemon.db('payment_methods').where({ customer_id: (await daemon.db('subscriptions').where({ id: subscriptionId }).first()).customer_id }).first();
+    expect(String(saved.processor_method_id)).toMatch(/^pm_/);
+    const setups = [...fake.state.setupIntents.values()].filter((setup) => setup.payment_method === saved.processor_method_id);
+    expect(setups).toMatchObject([{ status: 'succeeded', usage: 'off_session', customer: saved.processor_customer_id }]);
+    expect((await stripe.paymentMethods.retrieve(String(saved.processor_method_id))).customer).toBe(saved.processor_customer_id);
+    expect((await stripe.confirmationTokens.retrieve(confirmationToken)).setup_intent).toBe(setups[0].id);
+
+    await renewNow(subscriptionId);
+    const [renewal] = await eventually(async () => {
+      const rows = await renewalPayments(subscriptionId);
+      return rows[0]?.status === 'succeeded' || rows[0]?.status === 'failed' ? rows : undefined;
+    }, 'the first renewal after the trial to settle');
+    expect(renewal).toMatchObject({ status: 'succeeded', processor: 'stripe', processor_method_id: saved.processor_method_id });
+    expect([1, true]).toContain(renewal.off_session);
+    expect(fake.state.paymentIntents.get(String(renewal.processor_payment_id))).toMatchObject({ status: 'succeeded', amount: 1500, customer: saved.processor_customer_id, payment_method: saved.processor_method_id });
+    await eventually(async () => ((await sdk.subscriptions.get({ id: subscriptionId })).status === 'active' ? true : undefined), 'active');
+  });
+
+  it('refuses a trial whose card Stripe will not save, changing nothing', async () => {
+    const product = await sdk.products.create({ organizationId, name: 'Trial declined', recurringInterval: 'month', trialInterval: 'day', trialIntervalCount: 7, prices: [{ amountType: 'fixed', priceAmount: 900 }] } as ProductCreate);
+    const checkout = await sdk.checkouts.create({ products: [product.id], customerEmail: 'trial-declined@example.com' });
+    const res = await fetch(`${daemon.url}/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ confirmation_token_id: await token('pm_card_chargeDeclined'), customer_billing_address: { country: 'US' } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'PaymentError', code: 'CHECKOUT_PAYMENT_DECLINED' });
+    expect(await sdk.checkouts.get({ id: checkout.id })).toMatchObject({ status: 'open' });
+  });
+
   it('moves the subscription to past_due when Stripe declines the renewal, with Stripe\'s decline code', async () => {
     // Paid at checkout; since then the customer's card at Stripe is one that declines every charge (Stripe's 0341).
     const subscriptionId = await subscribe('pm_card_visa', 'declines@example.com');

@@ -125,6 +125,15 @@ export interface RefundRequest {
   refundId: string;
 }
 
+/**
+ * The answer to `saveForLater`: the method to keep for off-session charges, or why the processor would not save it.
+ * `requires_action`: the card wants 3-D Secure to be saved, which a checkout that charges nothing cannot yet send
+ * the customer through; it is refused like a decline (declineCode `authentication_required`).
+ */
+export type SetupOutcome =
+  | { status: 'succeeded'; method: SavedPaymentMethod }
+  | { status: 'failed'; declineCode: DeclineCode; message: string };
+
 export interface PaymentProcessor {
   /** Stored beside every payment, so a refund or a later question goes back to the processor that charged. */
   readonly name: string;
@@ -134,6 +143,13 @@ export interface PaymentProcessor {
    * method that is valid but declines is a failed intent, not an error here.
    */
   setupPaymentMethod(input: PaymentMethodInput, payer?: PayerDetails): Promise<SavedPaymentMethod>;
+  /**
+   * For a checkout that charges nothing now but must keep the card (a trial): makes the method set up by
+   * `setupPaymentMethod` chargeable off-session without charging it. Stripe confirms a SetupIntent (usage
+   * `off_session`) with the ConfirmationToken, which attaches the PaymentMethod to the customer; its `pm_…` is what
+   * renewals charge. Idempotent on `idempotencyKey`. Absent: the method is already reusable (the sandbox).
+   */
+  saveForLater?(method: SavedPaymentMethod, request: { idempotencyKey: string; description: string }): Promise<SetupOutcome>;
   /**
    * Creates and confirms an intent for `amount`. Idempotent on `idempotencyKey` (see the file's comment). Throws
    * only when the processor could not be asked or answered nonsense (network, 5xx): the row then stays `created`

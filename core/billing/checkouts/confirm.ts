@@ -77,6 +77,12 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
   if (flags.isPaymentFormRequired) {
     const payer = { email: checkout.customerEmail!, name: checkout.customerName, processorCustomerId: null };
     method = await payments.setupPaymentMethod(options.paymentMethod ?? { kind: 'token', token: input.confirmation_token_id! }, payer);
+    // Nothing charged now (a trial): the card is saved for the renewals without a charge (Stripe: a SetupIntent).
+    if (!flags.isPaymentRequired && payments.saveForLater) {
+      const saved = await payments.saveForLater(method, { idempotencyKey: `till_setup_${checkout.id}_${method.processorMethodId}`, description: `${checkout.organization.name}: ${checkout.product.name}` });
+      if (saved.status === 'failed') throw declined(saved.message, saved.declineCode);
+      method = saved.method;
+    }
   }
 
   // 3. Claim the checkout, the discount redemption and the payment intent together.

@@ -8,6 +8,7 @@ import { stripeId, unixSeconds } from './fake/ids.js';
 import {
   authenticate,
   cancelPaymentIntent,
+  cancelSetupIntent,
   confirmPaymentIntent,
   confirmSetupIntent,
   createPaymentIntent,
@@ -128,6 +129,7 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/v1\/setup_intents$/, handler: (ctx, _, form) => createSetupIntent(ctx, form) },
   { method: 'GET', pattern: /^\/v1\/setup_intents\/([^/]+)$/, handler: (ctx, [id]) => getSetupIntent(ctx, id) },
   { method: 'POST', pattern: /^\/v1\/setup_intents\/([^/]+)\/confirm$/, handler: (ctx, [id], form) => confirmSetupIntent(ctx, id, form) },
+  { method: 'POST', pattern: /^\/v1\/setup_intents\/([^/]+)\/cancel$/, handler: (ctx, [id], form) => cancelSetupIntent(ctx, id, form) },
   { method: 'POST', pattern: /^\/v1\/payment_intents$/, handler: (ctx, _, form) => createPaymentIntent(ctx, form) },
   {
     method: 'GET',

@@ -11,6 +11,7 @@ import type {
   RefundOutcome,
   RefundRequest,
   SavedPaymentMethod,
+  SetupOutcome,
 } from '../processor.js';
 
 export interface StripeSettings {
@@ -148,6 +149,41 @@ export function createStripeProcessor(settings: StripeSettings): PaymentProcesso
         throw error;
       }
       throw tokenIssue('Expected a Stripe ConfirmationToken (ctoken_…) or PaymentMethod (pm_…) id');
+    },
+
+    async saveForLater(method: SavedPaymentMethod, request: { idempotencyKey: string; description: string }): Promise<SetupOutcome> {
+      if (!method.processorMethodId.startsWith('ctoken_')) return { status: 'succeeded', method };
+      // Stripe's way to save a card without charging it: a SetupIntent for off-session use, confirmed with the
+      // ConfirmationToken, which attaches the PaymentMethod to the customer (and runs any check the bank wants now).
+      let setup: Stripe.SetupIntent;
+      try {
+        setup = await stripe.setupIntents.create(
+          {
+            confirm: true,
+            confirmation_token: method.processorMethodId,
+            usage: 'off_session',
+            description: request.description,
+            ...(method.processorCustomerId ? { customer: method.processorCustomerId } : {}),
+          },
+          { idempotencyKey: request.idempotencyKey },
+        );
+      } catch (error) {
+        if (!isStripeError(error)) throw error;
+        if (error.type === 'StripeCardError' || (error.type === 'StripeInvalidRequestError' && error.statusCode !== undefined && error.statusCode < 500 && error.statusCode !== 404)) {
+          return { status: 'failed', declineCode: error.decline_code ?? error.code ?? 'card_declined', message: error.message };
+        }
+        throw error;
+      }
+      const methodId = typeof setup.payment_method === 'string' ? setup.payment_method : (setup.payment_method?.id ?? null);
+      if (setup.status === 'succeeded' && methodId) return { status: 'succeeded', method: { ...method, processorMethodId: methodId } };
+      if (setup.status === 'requires_action') {
+        // Nothing waits for a bank's page at a checkout that charges nothing yet: let it go rather than keep a card
+        // that is not ready for the renewals.
+        await stripe.setupIntents.cancel(setup.id, { cancellation_reason: 'abandoned' }).catch(() => undefined);
+        return { status: 'failed', declineCode: 'authentication_required', message: 'Your bank asks to authenticate this card before it can be saved, which this checkout cannot do yet. Use another card.' };
+      }
+      const error = setup.last_setup_error;
+      return { status: 'failed', declineCode: error?.decline_code ?? error?.code ?? 'setup_failed', message: error?.message ?? 'The card could not be saved.' };
     },
 
     async createIntent(request: IntentRequest): Promise<IntentOutcome> {

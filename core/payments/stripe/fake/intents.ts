@@ -339,6 +339,7 @@ export function createSetupIntent(ctx: FakeContext, form: FormObject): SetupInte
   const intent: SetupIntent = {
     id,
     object: 'setup_intent',
+    cancellation_reason: null,
     client_secret: `${id}_secret_${stripeId('s').slice(2)}`,
     created: unixSeconds(ctx.now()),
     customer: customerId ?? null,
@@ -428,4 +429,22 @@ function authenticateSetup(ctx: FakeContext, id: string, outcome: 'complete' | '
   ctx.state.setupIntents.set(id, failed);
   ctx.emit('setup_intent.setup_failed', failed);
   return failed;
+}
+
+/** Stripe's cancel: a SetupIntent not yet succeeded (nor processing) is canceled for good. */
+export function cancelSetupIntent(ctx: FakeContext, id: string, form: FormObject): SetupIntent {
+  const intent = getSetupIntent(ctx, id);
+  if (intent.status !== 'requires_payment_method' && intent.status !== 'requires_confirmation' && intent.status !== 'requires_action') {
+    throw unexpectedState('setup_intent_unexpected_state', `You cannot cancel this SetupIntent because it has a status of ${intent.status}.`);
+  }
+  const reason = str(form, 'cancellation_reason');
+  const canceled: SetupIntent = {
+    ...intent,
+    status: 'canceled',
+    next_action: null,
+    cancellation_reason: reason === 'abandoned' || reason === 'duplicate' ? reason : 'requested_by_customer',
+  };
+  ctx.state.setupIntents.set(id, canceled);
+  ctx.emit('setup_intent.canceled', canceled);
+  return canceled;
 }

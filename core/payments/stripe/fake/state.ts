@@ -100,6 +100,7 @@ export interface PaymentIntent {
 export interface SetupIntent {
   id: string;
   object: 'setup_intent';
+  cancellation_reason: 'abandoned' | 'requested_by_customer' | 'duplicate' | null;
   client_secret: string;
   created: number;
   customer: string | null;

@@ -29,6 +29,10 @@ for (const file of readdirSync(join(sdkRoot, 'models/components')).filter((name)
   Object.assign(components, await import(`@polar-sh/sdk/models/components/${file}`));
 }
 
+const operationExports = {};
+for (const file of readdirSync(join(sdkRoot, 'models/operations')).filter((name) => name.endsWith('.js'))) {
+  Object.assign(operationExports, await import(`@polar-sh/sdk/models/operations/${file}`));
+}
 const operationSources = readdirSync(join(sdkRoot, 'models/operations'))
   .filter((name) => name.endsWith('.js'))
   .map((name) => readFileSync(join(sdkRoot, 'models/operations', name), 'utf8'))
@@ -49,6 +53,11 @@ for (const file of readdirSync(join(sdkRoot, 'funcs')).filter((name) => name.end
     continue;
   }
   let component = answer[2];
+  const operationSchema = operationExports[`${component}$inboundSchema`];
+  if (!(`${component}$inboundSchema` in components) && operationSchema?.unionOptions) {
+    // An answer that is one of several components (the events list: flat or with children) is a component itself.
+    components[`${component}$inboundSchema`] = operationSchema;
+  }
   if (!(`${component}$inboundSchema` in components)) {
     // A list's operation schema wraps the component: { Result: ListResourceX }.
     const at = operationSources.indexOf(`export const ${component}$inboundSchema`);

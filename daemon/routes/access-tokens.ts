@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AccessTokenCreate, AccessTokenUpdate } from '../../core/billing/access-tokens/schema.js';
 import { createAccessToken, deleteAccessToken, describeAccessToken, listAccessTokens, updateAccessToken } from '../../core/billing/access-tokens/service.js';
-import { serializeAccessToken } from '../../core/billing/access-tokens/serialize.js';
-import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
+import { AccessTokenAnswer, serializeAccessToken } from '../../core/billing/access-tokens/serialize.js';
+import { ListAnswer, listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { CoreError } from '../../core/errors.js';
@@ -29,6 +29,7 @@ export const accessTokenRoutes = [
     tag: 'organization-access-tokens',
     scopes: [],
     tokenOnly: true,
+    response: AccessTokenAnswer.extend({ organization: z.object({ id: z.string(), name: z.string(), slug: z.string() }) }),
     handler: async ({ principal, deps }) => {
       if (principal.kind !== 'organization_token') throw new CoreError('forbidden', 'ACCESS_TOKEN_REQUIRED', 'This describes an organization access token; call it with one');
       const { accessToken, organization } = await describeAccessToken(deps.db, principal.tokenId, principal.organizationId);
@@ -47,6 +48,7 @@ export const accessTokenRoutes = [
       organization_id: oneOrMany(z.string()).optional(),
       sorting: sortingQuery(['created_at', 'comment', 'last_used_at', 'organization_id']).default(['created_at']),
     }),
+    response: ListAnswer(AccessTokenAnswer),
     handler: async ({ principal, query, deps }) => {
       const reachable = organizationsWith(principal, READ);
       const ids = query.organization_id ? query.organization_id.filter((id) => reachable.has(id)) : [...reachable];
@@ -63,6 +65,7 @@ export const accessTokenRoutes = [
     userOnly: true,
     status: 201,
     body: AccessTokenCreate,
+    response: z.object({ organization_access_token: AccessTokenAnswer, token: z.string().describe('The token itself (till_oat_…), shown only now') }),
     handler: async ({ principal, body, deps }) => {
       const organizationId = targetOrganization(principal, body.organization_id, WRITE);
       assertFresh(principal, deps.sessionFreshAge, deps.clock.now());
@@ -81,6 +84,7 @@ export const accessTokenRoutes = [
     userOnly: true,
     params: IdParams,
     body: AccessTokenUpdate,
+    response: AccessTokenAnswer,
     handler: async ({ principal, params, body, deps }) => {
       assertFresh(principal, deps.sessionFreshAge, deps.clock.now());
       return serializeAccessToken(await updateAccessToken(deps.db, deps.clock, [...organizationsWith(principal, WRITE)], params.id, body));

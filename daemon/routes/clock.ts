@@ -16,8 +16,23 @@ const READ = ['organizations:read', 'organizations:write'] as const;
 const WRITE = ['organizations:write'] as const;
 const IdParams = z.object({ id: z.string().min(1) });
 
+/** The answer of every clock operation (the OpenAPI document's, and the type describeClock writes). */
+const ClockAnswer = z.object({
+  organization_id: z.string(),
+  sandbox: z.boolean().describe('Only a sandbox organization’s clock can be advanced'),
+  now: z.iso.datetime({ offset: true }).describe('The organization’s current time'),
+  offset_seconds: z.int().min(0).describe('How far its clock is ahead of real time'),
+  pending_jobs: z.array(z.object({ kind: z.string(), subject_id: z.string(), run_at: z.iso.datetime({ offset: true }), attempts: z.int().min(0) })).describe('The next 100 jobs due'),
+  pending_jobs_count: z.int().min(0),
+});
+const AdvanceAnswer = ClockAnswer.extend({
+  advanced_from: z.iso.datetime({ offset: true }).describe('Where this advance started: where the previous one ended'),
+  jobs_run: z.int().min(0),
+  jobs_failed: z.int().min(0),
+});
+
 /** The organization's clock as the API shows it, with the jobs it will run next. */
-async function describeClock(db: Executor, base: Clock, organizationId: string) {
+async function describeClock(db: Executor, base: Clock, organizationId: string): Promise<z.input<typeof ClockAnswer>> {
   const state = await clockState(db, organizationId);
   const jobs = await listJobs(db, organizationId);
   return {
@@ -48,6 +63,7 @@ export const clockRoutes = [
     tag: 'organizations',
     scopes: READ,
     params: IdParams,
+    response: ClockAnswer,
     handler: async ({ principal, params, deps }) => {
       const organization = await getOrganization(deps.db, organizationsWith(principal, READ), params.id);
       return describeClock(deps.db, deps.clock, organization.id);
@@ -62,6 +78,7 @@ export const clockRoutes = [
     scopes: WRITE,
     params: IdParams,
     body: z.object({ sandbox: z.boolean() }).strict(),
+    response: ClockAnswer,
     handler: async ({ principal, params, body, deps }) => {
       const organization = await getOrganization(deps.db, organizationsWith(principal, WRITE), params.id);
       await setSandbox(deps.db, deps.clock, organization.id, body.sandbox);
@@ -83,6 +100,7 @@ export const clockRoutes = [
       })
       .strict()
       .refine((body) => (body.to === undefined) !== (body.by === undefined), { message: 'Give exactly one of `to` and `by`', path: ['to'] }),
+    response: AdvanceAnswer,
     handler: async ({ principal, params, body, deps }) => {
       const organization = await getOrganization(deps.db, organizationsWith(principal, WRITE), params.id);
       // One advance at a time per organization: each steps from where the previous left the clock, and is told
@@ -93,7 +111,7 @@ export const clockRoutes = [
 ];
 
 /** One advance of an organization's clock, from where it stands now, and the clock as that step left it. */
-async function advance(deps: V1Deps, organizationId: string, body: { to?: Date; by?: string }) {
+async function advance(deps: V1Deps, organizationId: string, body: { to?: Date; by?: string }): Promise<z.input<typeof AdvanceAnswer>> {
   const state = await clockState(deps.db, organizationId);
   const now = new Date(deps.clock.now().getTime() + state.offsetMs);
   const target = body.to ?? applyClockStep(now, body.by ?? '');

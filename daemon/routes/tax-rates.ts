@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TaxRateCreate } from '../../core/billing/tax-rates/schema.js';
-import { serializeTaxRate } from '../../core/billing/tax-rates/serialize.js';
+import { serializeTaxRate, TaxRateAnswer } from '../../core/billing/tax-rates/serialize.js';
 import { createTaxRate, deleteTaxRate, getTaxRate, listTaxRates } from '../../core/billing/tax-rates/service.js';
-import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
+import { ListAnswer, listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import { oneOrMany } from '../../core/billing/shared/query.js';
 import { defineRoute, organizationsWith, targetOrganization } from '../http/v1/route.js';
 
@@ -21,6 +21,7 @@ export const taxRateRoutes = [
     tag: 'tax-rates',
     scopes: READ,
     query: PageQuery.extend({ organization_id: oneOrMany(z.string()).optional(), country: z.string().length(2).optional() }),
+    response: ListAnswer(TaxRateAnswer),
     handler: async ({ principal, query, deps }) => {
       const readable = organizationsWith(principal, READ);
       const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
@@ -36,6 +37,7 @@ export const taxRateRoutes = [
     scopes: WRITE,
     status: 201,
     body: TaxRateCreate,
+    response: TaxRateAnswer,
     handler: async ({ principal, body, deps }) => {
       const organizationId = targetOrganization(principal, body.organization_id, WRITE);
       return serializeTaxRate(await createTaxRate(deps.db, deps.clock, organizationId, body));
@@ -49,6 +51,7 @@ export const taxRateRoutes = [
     tag: 'tax-rates',
     scopes: READ,
     params: IdParams,
+    response: TaxRateAnswer,
     handler: async ({ principal, params, deps }) => serializeTaxRate(await getTaxRate(deps.db, organizationsWith(principal, READ), params.id)),
   }),
   defineRoute({

@@ -151,6 +151,7 @@ export const webhookRoutes = [
     status: 202,
     params: IdParams,
     query: z.object({ endpoint_id: z.string().min(1).optional() }),
+    response: z.object({ event_id: z.string(), endpoint_ids: z.array(z.string()).describe('The endpoints it is sent to again') }),
     handler: async ({ principal, params, query, deps }) => {
       const endpointIds = await redeliverEvent(deps.db, deps.clock, access(principal), params.id, query.endpoint_id);
       return { event_id: params.id, endpoint_ids: endpointIds };

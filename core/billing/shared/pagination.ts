@@ -15,6 +15,10 @@ export interface Page<T> {
   totalCount: number;
 }
 
+/** The schema of a list answer of `item`s (the OpenAPI document's). */
+export const ListAnswer = <S extends z.ZodType>(item: S) =>
+  z.object({ items: z.array(item), pagination: z.object({ total_count: z.int().min(0), max_page: z.int().min(0) }) });
+
 /** The wire shape of a list answer: `{items, pagination: {total_count, max_page}}`. */
 export function listResource<T, W>(page: Page<T>, query: PageQuery, serialize: (item: T) => W) {
   return {

@@ -136,10 +136,22 @@ describe('/openapi.json', () => {
     await check('GET', '/v1/webhooks/endpoints', '/webhooks/endpoints');
     await check('GET', '/v1/organizations/{id}', `/organizations/${organizationId}`);
     await check('GET', '/v1/organizations', '/organizations/');
-    await check('POST', '/v1/organization-access-tokens', '/organization-access-tokens/', { organization_id: organizationId, comment: 'docs', scopes: ['products:read'] });
+    const minted = await check('POST', '/v1/organization-access-tokens', '/organization-access-tokens/', { organization_id: organizationId, comment: 'docs', scopes: ['products:read'] });
+    await check('GET', '/v1/organization-access-tokens', '/organization-access-tokens/');
+    await check('PATCH', '/v1/organization-access-tokens/{id}', `/organization-access-tokens/${minted.organization_access_token.id}`, { comment: 'docs two' });
+    const current = await v1Request(daemon.url, minted.token, 'GET', '/organization-access-tokens/current');
+    expect(isValid(root(), answerSchema('get', '/v1/organization-access-tokens/current').schema, await current.json())).toBe(true);
+    const rate = await check('POST', '/v1/tax-rates', '/tax-rates/', { organization_id: organizationId, country: 'DE', basis_points: 1900 });
+    await check('GET', '/v1/tax-rates/{id}', `/tax-rates/${rate.id}`);
+    await check('GET', '/v1/tax-rates', '/tax-rates/');
     await check('GET', '/v1/orders', '/orders/');
     await check('GET', '/v1/subscriptions', '/subscriptions/');
     await check('POST', '/v1/events/ingest', '/events/ingest', { events: [{ name: 'call', customer_id: customer.id }] });
+    await check('GET', '/v1/events', '/events/');
+    // Till's own operations, described by their own zod schemas.
+    await check('PATCH', '/v1/organizations/{id}/clock', `/organizations/${organizationId}/clock`, { sandbox: true });
+    await check('POST', '/v1/organizations/{id}/clock/advance', `/organizations/${organizationId}/clock/advance`, { by: '+1d' });
+    await check('GET', '/v1/organizations/{id}/clock', `/organizations/${organizationId}/clock`);
     expect(checked.length).toBeGreaterThan(25);
     // The check has teeth: an answer without its id, or with a price of the wrong type, does not match.
     const { schema } = answerSchema('get', '/v1/products/{id}');

@@ -8,70 +8,13 @@ import { performance } from 'node:perf_hooks';
 
 const root = new URL('..', import.meta.url).pathname;
 const quick = process.argv.includes('--quick');
-const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
-const { migrateToLatest } = await import(join(root, 'dist/core/db/migrate.js'));
-const { createAuth } = await import(join(root, 'dist/core/auth/auth.js'));
-
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 
-// ---- 1. knex over sqlite3 vs knex over better-sqlite3, on the auth workload of the foundation tests ----
-async function authWorkload(driver, rounds, { hashing }) {
-  const dir = mkdtempSync(join(tmpdir(), 'till-bench-'));
-  const db = createDatabase({ client: 'sqlite', filename: join(dir, 'till.sqlite') }, { sqliteDriver: driver });
-  await migrateToLatest(db);
-  const baseUrl = 'http://127.0.0.1:4010';
-  const auth = createAuth({ db, secret: 'bench-secret-bench-secret-bench-secret-00', baseUrl, rateLimit: false });
-  const call = async (path, init = {}) => {
-    const res = await auth.handler(new Request(`${baseUrl}/api/auth${path}`, { ...init, headers: { 'content-type': 'application/json', origin: baseUrl, ...init.headers } }));
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res;
-  };
-  const signUp = (i) => call('/sign-up/email', { method: 'POST', body: JSON.stringify({ name: `User ${i}`, email: `user${i}@bench.example`, password: 'bench-password-123' }) });
-  const deviceRound = async (bearer) => {
-    await call('/get-session?disableCookieCache=true', { headers: bearer });
-    const code = await (await call('/device/code', { method: 'POST', body: JSON.stringify({ client_id: 'till-cli' }) })).json();
-    await call(`/device?user_code=${code.user_code}`, { headers: bearer });
-    await call('/device/approve', { method: 'POST', body: JSON.stringify({ userCode: code.user_code }), headers: bearer });
-    await call('/device/token', { method: 'POST', body: JSON.stringify({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: code.device_code, client_id: 'till-cli' }) });
-    await call('/list-sessions', { headers: bearer });
-    await call('/revoke-other-sessions', { method: 'POST', body: '{}', headers: bearer });
-  };
-  // Without hashing, one account does every round: what is left is the database work of each call.
-  const owner = hashing ? undefined : { authorization: `Bearer ${(await signUp('owner')).headers.get('set-auth-token')}` };
-  const started = performance.now();
-  for (let i = 0; i < rounds; i++) {
-    if (hashing) {
-      const bearer = { authorization: `Bearer ${(await signUp(i)).headers.get('set-auth-token')}` };
-      await call('/sign-in/email', { method: 'POST', body: JSON.stringify({ email: `user${i}@bench.example`, password: 'bench-password-123' }) });
-      await deviceRound(bearer);
-    } else {
-      await deviceRound(owner);
-    }
-  }
-  const elapsed = performance.now() - started;
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
-  return elapsed;
-}
-
-async function compareDrivers(hashing, rounds, runs) {
-  const times = { 'sqlite3': [], 'better-sqlite3': [] };
-  for (const driver of Object.keys(times)) await authWorkload(driver, 3, { hashing }); // warm-up: loading, JIT
-  for (let run = 0; run < runs; run++) {
-    for (const driver of Object.keys(times)) times[driver].push(await authWorkload(driver, rounds, { hashing }));
-  }
-  return { rounds, runs, sqlite3: median(times['sqlite3']), better: median(times['better-sqlite3']) };
-}
-
-const withHashing = await compareDrivers(true, quick ? 10 : 40, quick ? 2 : 5);
-const withoutHashing = await compareDrivers(false, quick ? 40 : 200, quick ? 2 : 5);
-const kept = withoutHashing.better <= withoutHashing.sqlite3 ? 'better-sqlite3' : 'sqlite3';
-
-// ---- 2. CLI start-up against `node -e 0` ----
+// ---- 1. CLI start-up against `node -e 0` ----
 function timeCommand(args, env = {}, runs = quick ? 8 : 25) {
   const times = [];
   for (let i = 0; i < runs + 2; i++) {
@@ -116,11 +59,11 @@ const roundTripMs = Math.max(0, timeCommand(['-e', getScript]) - nodeMs);
 daemon.kill('SIGTERM');
 rmSync(dataDir, { recursive: true, force: true });
 
-// ---- 3. usage metering (issue 6): ingestion over HTTP vs raw inserts, quantities vs hand-written SQL ----
+// ---- 2. usage metering (issue 6): ingestion over HTTP vs raw inserts, quantities vs hand-written SQL ----
 const { benchMetering } = await import('./bench-metering.mjs');
 const meteringSection = await benchMetering({ root, quick });
 
-// ---- 4. metrics (issue 20): a year by day from getMetrics vs hand-written SQL ----
+// ---- 3. metrics (issue 20): a year by day from getMetrics vs hand-written SQL ----
 const { benchMetrics } = await import('./bench-metrics.mjs');
 const metricsSection = await benchMetrics({ root, quick });
 
@@ -140,6 +83,10 @@ Every figure is a median, compared with a baseline measured in the same run, so 
 
 ## SQLite driver under knex
 
+Measured once, not by every run: the figures below are from \`npm run bench\` on 2026-11-23 (commit 0d92f8e; Node v20.20.2,
+linux/x64, the 2-core development machine), when it still compared the drivers. The question is answered and
+\`sqlite3\` is no longer installed (issue 14: compiling it took most of \`npm install\`), so the benchmark no longer runs this part.
+
 The auth workload of the foundation tests, in process (Better Auth's handler, no HTTP). A round reads the session,
 creates a device code, claims it, approves it, redeems it, lists sessions and revokes the others; "with password
 hashing" also signs a new account up and in first, as most tests do. scrypt hashing is the same for both drivers
@@ -147,10 +94,10 @@ and dominates those rounds, so the rounds without it show the difference the dri
 
 | Workload | knex + sqlite3 (baseline) | knex + better-sqlite3 | Ratio |
 |---|---|---|---|
-| ${withHashing.rounds} rounds with password hashing (median of ${withHashing.runs}) | ${fmt(withHashing.sqlite3)} | ${fmt(withHashing.better)} | ${(withHashing.better / withHashing.sqlite3).toFixed(2)} |
-| ${withoutHashing.rounds} rounds of database work only (median of ${withoutHashing.runs}) | ${fmt(withoutHashing.sqlite3)} | ${fmt(withoutHashing.better)} | ${(withoutHashing.better / withoutHashing.sqlite3).toFixed(2)} |
+| 40 rounds with password hashing (median of 5) | 7247.3 ms | 7005.2 ms | 0.97 |
+| 200 rounds of database work only (median of 5) | 3987.5 ms | 3082.6 ms | 0.77 |
 
-Kept: **${kept}** (\`DEFAULT_SQLITE_DRIVER\` in core/db/database.ts), the faster on the database work.
+Kept: **better-sqlite3** (\`createDatabase\` in core/db/database.ts), the faster on the database work.
 
 ## CLI start-up
 

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BetterAuthOptions, DBAdapter } from 'better-auth';
 import {
@@ -13,14 +10,14 @@ import {
   transactionsTestSuite,
   uuidTestSuite,
 } from '@better-auth/test-utils/adapter';
-import { createDatabase, dialectOf, type Database } from '../db/database.js';
+import { dialectOf, type Database } from '../db/database.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { knexAdapter } from './knex-adapter.js';
 import { createBetterAuthTables } from './schema.js';
 
 /**
  * Better Auth's own adapter conformance suites, run against the knex adapter on the test
- * database: SQLite by default (once per driver), PostgreSQL when TILL_TEST_DATABASE_URL is set.
+ * database: SQLite (better-sqlite3) by default, PostgreSQL when TILL_TEST_DATABASE_URL is set.
  */
 
 /** Drops every table, so a suite that renames models or switches to numeric ids starts clean. */
@@ -71,18 +68,6 @@ if (process.env.TILL_TEST_DATABASE_URL) {
   await runSuites('postgres', createTestDatabase);
 } else {
   await runSuites('better-sqlite3', createTestDatabase);
-  // The other SQLite driver Till supports (docs/performance.md), on a file of its own.
-  await runSuites('sqlite3', async (): Promise<Pick<TestDatabase, 'db' | 'destroy'>> => {
-    const dir = mkdtempSync(join(tmpdir(), 'till-test-'));
-    const db = createDatabase({ client: 'sqlite', filename: join(dir, 'till.sqlite') }, { sqliteDriver: 'sqlite3' });
-    return {
-      db,
-      async destroy() {
-        await db.destroy();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  });
 }
 
 /** Guarantees Till relies on that Better Auth's suites do not pin down. */

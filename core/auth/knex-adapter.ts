@@ -28,7 +28,7 @@ async function refusingDuplicates<T>(write: PromiseLike<T>): Promise<T> {
 }
 
 /**
- * Better Auth storage on Till's knex pool, for SQLite (better-sqlite3 or sqlite3) and PostgreSQL.
+ * Better Auth storage on Till's knex pool, for SQLite (better-sqlite3) and PostgreSQL.
  *
  * Better Auth's adapter factory does the model/field renaming, id generation, defaults and the
  * value conversions a dialect lacks (the `supports*` flags below); this file only turns the

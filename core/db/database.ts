@@ -8,10 +8,6 @@ export type DatabaseConfig =
 export type Database = Knex;
 export type Dialect = DatabaseConfig['client'];
 
-/** SQLite driver under knex; chosen by the benchmark in docs/performance.md. */
-export type SqliteDriver = 'better-sqlite3' | 'sqlite3';
-export const DEFAULT_SQLITE_DRIVER: SqliteDriver = 'better-sqlite3';
-
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /** Reads a database URL: `postgres://…` or `postgresql://…` for PostgreSQL, anything else is a SQLite path. */
@@ -20,8 +16,11 @@ export function parseDatabaseUrl(url: string): DatabaseConfig {
   return { client: 'sqlite', filename: url.replace(/^sqlite:(\/\/)?/, '') };
 }
 
-/** Opens a knex pool on the configured database, with SQLite set to WAL, foreign keys on and a busy timeout. */
-export function createDatabase(config: DatabaseConfig, options: { sqliteDriver?: SqliteDriver } = {}): Database {
+/**
+ * Opens a knex pool on the configured database, with SQLite set to WAL, foreign keys on and a busy timeout. SQLite
+ * runs on better-sqlite3, the faster of the two drivers measured (docs/performance.md).
+ */
+export function createDatabase(config: DatabaseConfig): Database {
   if (config.client === 'postgres') {
     return knex({
       client: 'pg',
@@ -29,9 +28,8 @@ export function createDatabase(config: DatabaseConfig, options: { sqliteDriver?:
       pool: { min: 0, max: 10 },
     });
   }
-  const driver = options.sqliteDriver ?? DEFAULT_SQLITE_DRIVER;
   return knex({
-    client: driver,
+    client: 'better-sqlite3',
     connection: { filename: config.filename },
     useNullAsDefault: true,
     // One connection: SQLite serializes writers anyway, and a single connection keeps
@@ -39,38 +37,28 @@ export function createDatabase(config: DatabaseConfig, options: { sqliteDriver?:
     pool: {
       min: 1,
       max: 1,
-      afterCreate: (conn: unknown, done: (err: Error | null, conn: unknown) => void) => {
-        configureSqliteConnection(driver, conn).then(
-          () => done(null, conn),
-          (err: Error) => done(err, conn),
-        );
+      afterCreate: (conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+        try {
+          for (const pragma of SQLITE_PRAGMAS) conn.pragma(pragma);
+          done(null, conn);
+        } catch (err) {
+          done(err as Error, conn);
+        }
       },
     },
   });
 }
 
 const SQLITE_PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA foreign_keys = ON',
-  `PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`,
-  'PRAGMA synchronous = NORMAL',
+  'journal_mode = WAL',
+  'foreign_keys = ON',
+  `busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`,
+  'synchronous = NORMAL',
   // A 64 MiB page cache and the file memory-mapped (up to 256 MiB): reads that jump around a large table (one
   // customer's events among a million) run three times faster than through SQLite's default 2 MB cache.
-  'PRAGMA cache_size = -65536',
-  'PRAGMA mmap_size = 268435456',
+  'cache_size = -65536',
+  'mmap_size = 268435456',
 ];
-
-async function configureSqliteConnection(driver: SqliteDriver, conn: unknown): Promise<void> {
-  if (driver === 'better-sqlite3') {
-    const db = conn as { pragma(sql: string): unknown };
-    for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma.replace(/^PRAGMA /, ''));
-    return;
-  }
-  const db = conn as { run(sql: string, cb: (err: Error | null) => void): void };
-  for (const pragma of SQLITE_PRAGMAS) {
-    await new Promise<void>((resolve, reject) => db.run(pragma, (err) => (err ? reject(err) : resolve())));
-  }
-}
 
 export function dialectOf(db: Executor): Dialect {
   const client = db.client.config.client as string;

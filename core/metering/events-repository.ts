@@ -87,7 +87,6 @@ const preparedInserts = new WeakMap<object, ReturnType<PreparedConnection['prepa
  * driver, or outside a transaction (the pool's connection is not ours to hold), where the JSON statement serves.
  */
 async function insertPrepared(trx: Executor, events: readonly StoredEvent[]): Promise<string[] | undefined> {
-  // sqlite3's connections have a prepare() too, but an asynchronous one: only better-sqlite3's runs in place.
   if (!trx.isTransaction || trx.client.config.client !== 'better-sqlite3') return undefined;
   const connection = (await trx.client.acquireConnection()) as PreparedConnection;
   let statement = preparedInserts.get(connection);

@@ -9,11 +9,11 @@ import { build } from 'esbuild';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Packages esbuild must leave to Node: native addons (the SQLite drivers), pdfkit (it reads its font files from
- * beside its own sources; it is imported lazily, for invoice PDFs only), and drivers knex can load for databases
- * Till does not use, which are not installed.
+ * Packages esbuild must leave to Node: the native SQLite driver, pdfkit (it reads its font files from beside its own
+ * sources; it is imported lazily, for invoice PDFs only), and drivers knex can load for clients Till does not use
+ * (sqlite3 among them), which are not installed.
  */
-const UNBUNDLED = ['better-sqlite3', 'sqlite3', 'pdfkit', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
+const UNBUNDLED = ['better-sqlite3', 'pdfkit', 'sqlite3', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
 
 /**
  * Runs the bundle (CommonJS) through vm.Script with V8's code cache kept beside it: a start then skips compiling

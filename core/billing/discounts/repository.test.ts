@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/columns.js';
-import { createDatabase, type Database } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
+import { race } from '../../testing/race.js';
 import { claimRedemption, deleteDiscount, findDiscount, findDiscountByCode, insertDiscount } from './repository.js';
 import type { StoredDiscount } from './schema.js';
 
@@ -61,15 +62,10 @@ describe('discount redemptions', () => {
 
   it('never counts more redemptions than max_redemptions when claims race on separate connections', async () => {
     const discount = await seedDiscount({ maxRedemptions: 5 });
-    // On SQLite each pool is its own connection to the file, as separate processes would hold; the asynchronous
-    // driver lets their transactions interleave inside this one process (better-sqlite3 would block it instead).
-    const open = () => createDatabase(database.config, { sqliteDriver: 'sqlite3' });
-    const pools = Array.from({ length: 4 }, open);
-    try {
-      expect(await claimConcurrently(discount.id, 40, pools)).toBe(5);
-    } finally {
-      await Promise.all(pools.map((pool) => pool.destroy()));
-    }
+    // Four worker threads, each with its own connection (on SQLite, to the file, as separate processes would hold),
+    // claim ten each from one starting gate.
+    const granted = await race(database.config, 'claimRedemptions', Array.from({ length: 4 }, () => ({ discountId: discount.id, count: 10 })));
+    expect(granted.reduce((a, b) => a + b, 0)).toBe(5);
     expect((await findDiscount(database.db, discount.id, [organizationId]))?.redemptionsCount).toBe(5);
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/columns.js';
-import { createDatabase, type Database } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
+import { race } from '../../testing/race.js';
 import { applyRefundedAmounts, findOrder } from './repository.js';
 import { refundTaxFor, statusAfterRefunds } from './schema.js';
 import { createOrder } from './service.js';
@@ -54,17 +55,8 @@ afterAll(async () => {
 describe('refund claims on an order', () => {
   it('never lets racing claims on separate connections refund more than the net amount, nor lose one', async () => {
     const id = await paidOrder(1000, 250);
-    const pools = Array.from({ length: 4 }, () => createDatabase(database.config, { sqliteDriver: 'sqlite3' }));
-    let granted = 0;
-    try {
-      // Waves of racing claims until the order is used up: each wave's claims read the same state.
-      for (let wave = 0; wave < 40 && granted * 70 < 980; wave++) {
-        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => claim(pools[i % pools.length]!, id, 70)));
-        granted += results.filter(Boolean).length;
-      }
-    } finally {
-      await Promise.all(pools.map((pool) => pool.destroy()));
-    }
+    // Four workers, each with its own connection, claim 70 at a time from one starting gate until the order is used up.
+    const granted = (await race(database.config, 'claimRefunds', Array.from({ length: 4 }, () => ({ orderId: id, organizationId, amount: 70 })))).reduce((a, b) => a + b, 0);
     const order = (await findOrder(database.db, id, [organizationId]))!;
     expect(granted).toBe(14);
     expect(order.refundedAmount).toBe(granted * 70);

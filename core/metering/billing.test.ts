@@ -4,7 +4,7 @@ import { grantBenefits } from '../billing/benefit-grants/service.js';
 import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
 import { createOrganization, polarSdk } from '../../daemon/testing/v1.js';
 import { signUp, type SignedIn } from '../../daemon/testing/auth-client.js';
-import { meteredAmount, meteredLineItems, subscriptionMeters } from './billing.js';
+import { meteredAmount, meteredLineItems, meteredLineLabel, subscriptionMeters } from './billing.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
@@ -30,6 +30,17 @@ describe('meteredAmount', () => {
   it('applies the cap', () => {
     expect(meteredAmount('100', 50, 1000)).toBe(1000);
     expect(meteredAmount('100', 5, 1000)).toBe(500);
+  });
+});
+
+describe('meteredLineLabel', () => {
+  it('writes the count of units in agreement with its noun: 1 unit, 0 units, 2 units, 1.50 units', () => {
+    expect(meteredLineLabel('API calls', 1, 0)).toBe('API calls: 1 unit');
+    expect(meteredLineLabel('API calls', 0, 0)).toBe('API calls: 0 units');
+    expect(meteredLineLabel('API calls', 2, 0)).toBe('API calls: 2 units');
+    expect(meteredLineLabel('Storage GB', 1.5, 0)).toBe('Storage GB: 1.50 units');
+    expect(meteredLineLabel('API calls', 1, 5)).toBe('API calls: 1 unit (1 credited)');
+    expect(meteredLineLabel('API calls', 12, 5)).toBe('API calls: 12 units (5 credited)');
   });
 });
 

@@ -88,7 +88,7 @@ export async function meteredLineItems(
 ): Promise<{ label: string; amount: number; taxAmount: number; proration: boolean; productPriceId: string | null }[]> {
   const usage = await subscriptionMeterUsage(trx, input);
   return usage.map((item) => ({
-    label: `${item.meter.name}: ${formatUnits(item.consumedUnits)} units${item.creditedUnits > 0 ? ` (${formatUnits(Math.min(item.creditedUnits, item.consumedUnits))} credited)` : ''}`,
+    label: meteredLineLabel(item.meter.name, item.consumedUnits, item.creditedUnits),
     amount: item.amount,
     taxAmount: 0,
     proration: false,
@@ -96,6 +96,13 @@ export async function meteredLineItems(
   }));
 }
 
+/** A metered order item's label: "API calls: 1 unit", "Storage GB: 30 units (5 credited)". */
+export function meteredLineLabel(meterName: string, consumedUnits: number, creditedUnits: number): string {
+  const credited = creditedUnits > 0 ? ` (${formatUnits(Math.min(creditedUnits, consumedUnits))} credited)` : '';
+  return `${meterName}: ${formatUnits(consumedUnits)} ${consumedUnits === 1 ? 'unit' : 'units'}${credited}`;
+}
+
+// Counts agree with their noun as the CLI's count() has them (cli/resources/words.ts): singular for exactly 1 only.
 const formatUnits = (units: number) => (Number.isInteger(units) ? String(units) : units.toFixed(2));
 
 /** A UUID-shaped id derived from a key, so a subscription meter keeps its id from one read to the next. */

@@ -7,6 +7,7 @@ import type { OpenOptions } from '../commands/checkouts/open.js';
 import type { RefundOptions } from '../commands/refunds/create.js';
 import type { ActivateOptions, DeactivateOptions, ValidateOptions } from '../commands/license-keys/keys.js';
 import type { StateOptions } from '../commands/customers/state.js';
+import type { PortalOptions } from '../commands/customers/portal.js';
 import type { LifecycleOptions } from '../commands/subscriptions/lifecycle.js';
 import type { ConfirmOptions } from '../commands/checkouts/confirm.js';
 import type { IngestOptions } from '../commands/events-ingest/ingest.js';
@@ -234,6 +235,18 @@ export function addVerbs(noun: Commander, { env, streams, setExitCode }: VerbSet
     ).action(async (id: string, options: StateOptions) => {
       const { customerState } = await import('../commands/customers/state.js');
       setExitCode(await customerState(id, options, env, streams));
+    });
+    common(
+      noun
+        .command('portal')
+        .description('print the customer’s portal link (a one-hour customer session) and open it on a terminal')
+        .argument('<id>', 'customer id (or external id with --external)')
+        .option('--external', 'the argument is your external id for the customer')
+        .option('--return-url <url>', 'where the portal’s back button leads')
+        .option('--no-browser', 'only print the link'),
+    ).action(async (id: string, options: PortalOptions) => {
+      const { customerPortal } = await import('../commands/customers/portal.js');
+      setExitCode(await customerPortal(id, options, env, streams));
     });
   }
 

@@ -72,6 +72,8 @@ export async function createCustomerSession(
     createdAt: now,
     modifiedAt: null,
   };
+  // A customer's expired sessions open nothing: they are dropped when the customer gets a new one.
+  await db(TABLE).where({ customer_id: customer.id }).where('expires_at', '<=', toDbTime(now)).del();
   await db(TABLE).insert({
     id: session.id,
     organization_id: session.organizationId,

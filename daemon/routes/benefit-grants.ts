@@ -73,6 +73,7 @@ export const benefitGrantRoutes = [
     tag: TAG,
     scopes: READ,
     params: z.object({ id: z.string().min(1) }),
+    response: { component: 'ListResourceDownloadableRead' },
     handler: async ({ principal, params, deps }) => {
       const downloads = await grantDownloads(deps.db, deps.clock, organizationsWith(principal, READ), params.id, { key: await downloadKeyOf(deps), baseUrl: deps.baseUrl });
       const items = downloads.map((downloadable) => serializeDownloadable(downloadable, deps.baseUrl));

@@ -14,6 +14,18 @@ import { access, subscriptionDeps } from './subscriptions.js';
 const READ = [...new Set(Object.values(CATALOG_KINDS).flatMap((kind): Scope[] => [kind.read, kind.write]))];
 const WRITE = [...new Set(Object.values(CATALOG_KINDS).map((kind): Scope => kind.write))];
 
+/** A key of the catalog file and the object it names (serializeBinding writes it). */
+const CatalogKeyAnswer = z.object({
+  organization_id: z.string(),
+  kind: z.enum(Object.keys(CATALOG_KINDS) as [keyof typeof CATALOG_KINDS, ...(keyof typeof CATALOG_KINDS)[]]),
+  key: z.string(),
+  object_id: z.string(),
+  created_at: z.iso.datetime({ offset: true }),
+});
+const CatalogSchemaAnswer = z
+  .looseObject({ $schema: z.string(), $id: z.string(), title: z.string(), type: z.literal('object') })
+  .describe('A JSON Schema (draft 2020-12) of catalog files: give it to an editor for completion and checks');
+
 /** The catalog file's keys (`till plan`, `till apply`, `till pull`; docs/catalog-as-code.md), and its JSON Schema. */
 export const catalogRoutes = [
   defineRoute({
@@ -24,6 +36,7 @@ export const catalogRoutes = [
     tag: 'catalog',
     scopes: [],
     public: true,
+    response: CatalogSchemaAnswer,
     handler: async () => catalogJsonSchema(),
   }),
   defineRoute({
@@ -34,6 +47,7 @@ export const catalogRoutes = [
     tag: 'catalog',
     scopes: READ,
     query: z.object({ organization_id: z.string().min(1).optional() }),
+    response: z.object({ items: z.array(CatalogKeyAnswer) }),
     handler: async ({ principal, query, deps }) => {
       // Like every list: the organization named, else every one the caller reads.
       const organizationIds = query.organization_id ? [targetOrganization(principal, query.organization_id, READ)] : [...organizationsWith(principal, READ)];
@@ -50,6 +64,7 @@ export const catalogRoutes = [
     tag: 'catalog',
     scopes: WRITE,
     body: CatalogKeyBind,
+    response: CatalogKeyAnswer,
     handler: async ({ principal, body, deps }) => {
       const organizationId = targetOrganization(principal, body.organization_id, WRITE);
       requireScope(principal, [CATALOG_KINDS[body.kind].write], organizationId);
@@ -68,6 +83,7 @@ export const catalogRoutes = [
       price_id: z.string().min(1),
       proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
     }),
+    response: { component: 'Subscription' },
     handler: async ({ principal, body, deps }) => {
       const subscription = await getSubscription(deps.db, organizationsWith(principal, ['subscriptions:read', 'subscriptions:write']), body.subscription_id);
       const organization = await findOrganization(deps.db, subscription.subscription.organizationId);

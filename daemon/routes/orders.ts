@@ -92,6 +92,7 @@ export const orderRoutes = [
     tag: TAG,
     scopes: WRITE,
     status: 202,
+    response: null,
     params: IdParams,
     handler: async ({ principal, params, deps }) => {
       await generateInvoice(deps.db, deps.clock, access(principal), params.id);

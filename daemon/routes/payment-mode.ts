@@ -5,6 +5,12 @@ import { defineRoute, organizationsWith } from '../http/v1/route.js';
 
 const READ = ['organizations:read', 'organizations:write'] as const;
 
+const PaymentModeAnswer = z.object({
+  organization_id: z.string(),
+  mode: z.enum(['sandbox', 'stripe_live', 'stripe_test', 'not_configured']).describe('not_configured: not a sandbox, and this server has no Stripe: paid checkouts are refused'),
+  processor: z.enum(['sandbox', 'stripe']).nullable().describe('The processor that takes its money; null when none can'),
+});
+
 /** Which mode an organization takes money in (a Till extension of Polar's API; `till status` shows it). */
 export const paymentModeRoutes = [
   defineRoute({
@@ -15,7 +21,8 @@ export const paymentModeRoutes = [
     tag: 'organizations',
     scopes: READ,
     params: z.object({ id: z.string().min(1) }),
-    handler: async ({ principal, params, deps }) => {
+    response: PaymentModeAnswer,
+    handler: async ({ principal, params, deps }): Promise<z.input<typeof PaymentModeAnswer>> => {
       const organization = await getOrganization(deps.db, organizationsWith(principal, READ), params.id);
       const mode = await organizationPaymentMode(deps, organization.id);
       return {

@@ -86,6 +86,13 @@ describe('/openapi.json', () => {
     expect([regenerated.exitCode, regenerated.stderr]).toEqual([0, '']);
   });
 
+  it("describes the answer of every operation, Till's own too: none is left as a bare object", () => {
+    const bare = operations().filter(({ path, method }) => JSON.stringify(answerSchema(method, path).schema) === JSON.stringify({ type: 'object' }));
+    expect(bare.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    // An answer without a body says so.
+    expect(document.paths['/v1/orders/{id}/invoice']!.post!.responses['202']).toEqual({ description: 'Accepted (no body)' });
+  });
+
   it('describes what the operations answer: a real answer of each kind matches its schema', async () => {
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await v1Request(daemon.url, owner.token, method, path, body);
@@ -152,6 +159,10 @@ describe('/openapi.json', () => {
     await check('PATCH', '/v1/organizations/{id}/clock', `/organizations/${organizationId}/clock`, { sandbox: true });
     await check('POST', '/v1/organizations/{id}/clock/advance', `/organizations/${organizationId}/clock/advance`, { by: '+1d' });
     await check('GET', '/v1/organizations/{id}/clock', `/organizations/${organizationId}/clock`);
+    await check('GET', '/v1/organizations/{id}/payment-mode', `/organizations/${organizationId}/payment-mode`);
+    await check('GET', '/v1/catalog/schema.json', '/catalog/schema.json');
+    await check('POST', '/v1/catalog/keys', '/catalog/keys', { organization_id: organizationId, kind: 'product', key: 'docs-plan', object_id: product.id });
+    expect(await check('GET', '/v1/catalog/keys', `/catalog/keys?organization_id=${organizationId}`)).toMatchObject({ items: [{ key: 'docs-plan', object_id: product.id }] });
     expect(checked.length).toBeGreaterThan(25);
     // The check has teeth: an answer without its id, or with a price of the wrong type, does not match.
     const { schema } = answerSchema('get', '/v1/products/{id}');

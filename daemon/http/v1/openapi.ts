@@ -95,7 +95,14 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
     const status = String(route.status ?? 200);
     const prefix = route.operationId.replace(/\W+/g, '_');
     const body = route.body ? hoistDefinitions(toJsonSchema(route.body), prefix, schemas) : undefined;
-    const answer = route.response ? hoistDefinitions(toJsonSchema(route.response), `${prefix}_response`, schemas) : answerSchema(route.method, path);
+    const answer =
+      route.response === null
+        ? undefined
+        : route.response === undefined
+          ? answerSchema(route.method, path)
+          : route.response instanceof z.ZodType
+            ? hoistDefinitions(toJsonSchema(route.response), `${prefix}_response`, schemas)
+            : ref(route.response.component);
     if (!tags.includes(route.tag)) tags.push(route.tag);
     paths[path] ??= {};
     paths[path][route.method] = {
@@ -109,7 +116,7 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
       responses: {
         [status]:
           status === '204' || !answer
-            ? { description: 'Done (no body)' }
+            ? { description: status === '202' ? 'Accepted (no body)' : 'Done (no body)' }
             : { description: 'Success', content: { 'application/json': { schema: answer, example: exampleOf(answer, schemas, 'response') } } },
         '401': errorResponse('401', 'Not authenticated (Unauthorized)'),
         '403': errorResponse('403', 'Missing scope or role (NotPermitted)'),

@@ -58,8 +58,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   params?: P;
   query?: Q;
   body?: B;
-  /** Schema of the answer, for the OpenAPI document. */
-  response?: z.ZodType;
+  /**
+   * The answer, for the OpenAPI document: a zod schema, a component of the document by name (one of the SDK's, for
+   * an answer in Polar's shape), or null for an answer without a body. Absent: the SDK's own description of the
+   * operation, by its method and path.
+   */
+  response?: z.ZodType | { component: string } | null;
   /** Success status: 200 by default, 201 for creates, 202 for work accepted, 204 for deletes (the SDK checks it exactly). */
   status?: 200 | 201 | 202 | 204;
   handler(context: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;

@@ -179,6 +179,17 @@ describe('/v1/customer-portal as the session’s customer, through the SDK', () 
     expect(key.key).toMatch(/^ALPHA-/);
   });
 
+  it('gets a portal’s organization by slug without credentials, with its public products only', async () => {
+    const slug = (await sellerX.organizations.get({ id: orgX })).slug;
+    await sellerX.products.create({ organizationId: orgX, name: 'Hidden', visibility: 'private', prices: [{ amountType: 'fixed', priceAmount: 100 }] } as never);
+    const data = await portal.customerPortal.organizations.get({ slug });
+    expect(data.organization).toMatchObject({ id: orgX, slug, name: 'Portal Shop' });
+    expect(data.products.map((p) => p.name)).toEqual(['alpha Pro']);
+    expect(data.products[0]!.benefits.map((b) => b.type).sort()).toEqual(['custom', 'downloadables', 'license_keys']);
+    expect(JSON.stringify(data)).not.toContain('seller-only');
+    expect((await v1(undefined, 'GET', '/customer-portal/organizations/no-such-shop')).status).toBe(404);
+  });
+
   it('lists the customer’s downloadables with signed links that serve the file', async () => {
     const list = await portal.customerPortal.downloadables.list(security(), {});
     expect(list.result.items).toHaveLength(1);
@@ -198,7 +209,7 @@ describe('customer portal tenancy', () => {
     'benefit-grants': who.grantIds[0]!,
     'license-keys': who.licenseKeyId,
   });
-  const objectRoutes = () => PORTAL_ROUTES.filter((route) => route.path.includes('/:'));
+  const objectRoutes = () => PORTAL_ROUTES.filter((route) => route.path.includes('/:') && !route.public);
 
   it('has an object of another customer for every portal route that names one (the walk is complete)', () => {
     for (const route of objectRoutes()) expect(othersOf(bob)[route.path.split('/')[3]!], route.path).toBeDefined();
@@ -224,7 +235,7 @@ describe('customer portal tenancy', () => {
 
   it('shows none of another customer’s objects in any portal list', async () => {
     const foreign = [bob, yuri].flatMap((who) => [who.customerId, who.orderId, who.subscriptionId, who.licenseKeyId, ...who.grantIds]);
-    for (const route of PORTAL_ROUTES.filter((r) => r.method === 'get' && !r.path.includes('/:'))) {
+    for (const route of PORTAL_ROUTES.filter((r) => r.method === 'get' && !r.path.includes('/:') && !r.public)) {
       const res = await v1(adaToken, 'GET', route.path.replace('/v1', ''));
       expect([res.status, route.path]).toEqual([200, route.path]);
       const body = await res.text();
@@ -232,9 +243,10 @@ describe('customer portal tenancy', () => {
     }
   });
 
-  it('refuses seller credentials and no credentials on every portal route with 401', async () => {
+  it('refuses seller credentials and no credentials on every portal route but the public one with 401', async () => {
     const token = (await (await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: orgX, comment: 'seller', scopes: ['customers:read', 'orders:read'] })).json()).token as string;
-    for (const route of PORTAL_ROUTES) {
+    expect(PORTAL_ROUTES.filter((route) => route.public).map((route) => route.operationId)).toEqual(['customer_portal:organizations:get']);
+    for (const route of PORTAL_ROUTES.filter((r) => !r.public)) {
       const path = route.path.replace('/v1', '').replace(':id', ada.orderId);
       for (const credential of [undefined, owner.token, token]) {
         expect([(await v1(credential, route.method.toUpperCase(), path)).status, route.path]).toEqual([401, route.path]);

@@ -5,6 +5,8 @@ import { findBenefit } from '../../core/billing/benefits/repository.js';
 import type { Benefit } from '../../core/billing/benefits/schema.js';
 import type { CustomerPrincipal } from '../../core/billing/customer-sessions/service.js';
 import {
+  serializeCustomerOrganization,
+  serializePortalProduct,
   serializeCustomerGrant,
   serializeCustomerProduct,
   serializePortalCustomer,
@@ -17,7 +19,7 @@ import { getLicenseKey, listLicenseKeys } from '../../core/billing/license-keys/
 import { getOrder, listOrders, serializeOrderView, type OrderView } from '../../core/billing/orders/service.js';
 import { findOrganization } from '../../core/billing/organizations/repository.js';
 import type { Organization } from '../../core/billing/organizations/schema.js';
-import { getProduct } from '../../core/billing/products/service.js';
+import { getProduct, listProducts } from '../../core/billing/products/service.js';
 import type { Product } from '../../core/billing/products/schema.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
@@ -94,6 +96,27 @@ async function customerSubscription(view: SubscriptionView, deps: V1Deps, produc
 const notFound = (what: string) => new CoreError('not_found', `${what.toUpperCase().replace(/ /g, '_')}_NOT_FOUND`, `${what[0]!.toUpperCase()}${what.slice(1)} not found`);
 
 export const customerPortalRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/organizations/:slug',
+    operationId: 'customer_portal:organizations:get',
+    summary: 'A portal’s organization by slug, with its public products (no credentials: the portal’s sign-in page reads it)',
+    tag: TAG,
+    scopes: SCOPES,
+    public: true,
+    params: z.object({ slug: Text.min(1) }),
+    handler: async ({ params, deps }) => {
+      const row = await deps.db('organization').where({ slug: params.slug }).first('id');
+      const organization = row ? await findOrganization(deps.db, String(row.id)) : undefined;
+      if (!organization) throw new CoreError('not_found', 'ORGANIZATION_NOT_FOUND', 'Organization not found');
+      const filter = { organizationIds: [organization.id], isArchived: false, visibilities: ['public' as const], metadata: {} };
+      const products = await listProducts(deps.db, filter, toSortCriteria(['created_at']), { page: 1, limit: 100 });
+      return {
+        organization: serializeCustomerOrganization(organization),
+        products: products.items.map((product) => serializePortalProduct(product, organization, deps.baseUrl)),
+      };
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/v1/customer-portal/customer-session/introspect',

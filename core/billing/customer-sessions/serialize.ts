@@ -107,3 +107,9 @@ export function serializeBenefitSubscriber(benefit: Benefit, organization: Organ
     properties: subscriberProperties(wire.type, wire.properties as Record<string, unknown>),
   };
 }
+
+/** Polar's CustomerProduct: a product as the portal lists it (no seller, which the answer names once). */
+export function serializePortalProduct(product: Product, organization: Organization, baseUrl: string) {
+  const { organization: _organization, ...rest } = serializeCustomerProduct(product, organization, baseUrl);
+  return rest;
+}

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Polar } from '@polar-sh/sdk';
+import { AlreadyCanceledSubscription } from '@polar-sh/sdk/models/errors/alreadycanceledsubscription.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../core/webhooks/outbox.js';
 import { PORTAL_ROUTES, V1_ROUTES } from '../http/v1/router.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { uploadDownloadable } from '../testing/benefit-grants.js';
@@ -201,6 +204,59 @@ describe('/v1/customer-portal as the session’s customer, through the SDK', () 
   });
 });
 
+describe('/v1/customer-portal writes as the session’s customer, through the SDK', () => {
+  const security = () => ({ customerSession: adaToken });
+  const eventTypes = async (subscriptionId: string) =>
+    (await listEvents(daemon.db, orgX)).filter((e) => e.payload.type.startsWith('subscription.') && (e.payload.data as { id: string }).id === subscriptionId).map((e) => e.payload.type);
+
+  it('cancels a subscription at the period end with a reason and comment, uncancels it, and cancels it again, with the seller’s events', async () => {
+    const id = ada.subscriptionId;
+    const before = await eventTypes(id);
+    const canceled = await portal.customerPortal.subscriptions.update(security(), {
+      id,
+      customerSubscriptionUpdate: { cancelAtPeriodEnd: true, cancellationReason: 'too_expensive', cancellationComment: 'Pricey for me' },
+    });
+    expect(canceled).toMatchObject({ id, status: 'active', cancelAtPeriodEnd: true, customerCancellationReason: 'too_expensive', customerCancellationComment: 'Pricey for me', product: { name: 'alpha Pro' } });
+    expect(canceled.endsAt).toEqual(canceled.currentPeriodEnd);
+    expect(canceled.canceledAt).not.toBeNull();
+    // The seller sees the customer's cancellation as its own.
+    expect(await sellerX.subscriptions.get({ id })).toMatchObject({ cancelAtPeriodEnd: true, customerCancellationReason: 'too_expensive', customerCancellationComment: 'Pricey for me' });
+
+    const uncanceled = await portal.customerPortal.subscriptions.update(security(), { id, customerSubscriptionUpdate: { cancelAtPeriodEnd: false } });
+    expect(uncanceled).toMatchObject({ id, status: 'active', cancelAtPeriodEnd: false, canceledAt: null, endsAt: null, customerCancellationReason: null, customerCancellationComment: null });
+
+    const again = await portal.customerPortal.subscriptions.cancel(security(), { id });
+    expect(again).toMatchObject({ id, status: 'active', cancelAtPeriodEnd: true, customerCancellationReason: null });
+    expect(again.endsAt).toEqual(again.currentPeriodEnd);
+
+    expect((await eventTypes(id)).slice(before.length)).toEqual([
+      'subscription.updated', 'subscription.canceled',
+      'subscription.updated', 'subscription.uncanceled',
+      'subscription.updated', 'subscription.canceled',
+    ]);
+    // Back as it was, for the tests after this one.
+    await portal.customerPortal.subscriptions.update(security(), { id, customerSubscriptionUpdate: { cancelAtPeriodEnd: false } });
+  });
+
+  it('refuses to cancel an ended subscription, and a reason that is not one of SPEC §4’s', async () => {
+    const res = await v1(adaToken, 'PATCH', `/customer-portal/subscriptions/${ada.subscriptionId}`, { cancel_at_period_end: true, cancellation_reason: 'bored' });
+    expect(res.status).toBe(422);
+    expect((await res.json()).detail[0].loc).toEqual(['body', 'cancellation_reason']);
+    const bobToken = await sessionFor(sellerX, bob.customerId);
+    await sellerX.subscriptions.revoke({ id: bob.subscriptionId });
+    await expect(portal.customerPortal.subscriptions.cancel({ customerSession: bobToken }, { id: bob.subscriptionId })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
+  });
+
+  it('answers 404 to a cancel or uncancel of another customer’s subscription, and changes nothing', async () => {
+    for (const other of [bob, yuri]) {
+      await expect(portal.customerPortal.subscriptions.cancel(security(), { id: other.subscriptionId })).rejects.toBeInstanceOf(ResourceNotFound);
+      await expect(portal.customerPortal.subscriptions.update(security(), { id: other.subscriptionId, customerSubscriptionUpdate: { cancelAtPeriodEnd: true } })).rejects.toBeInstanceOf(ResourceNotFound);
+    }
+    const row = await daemon.db('subscriptions').where({ id: yuri.subscriptionId }).first();
+    expect(Boolean(row.cancel_at_period_end)).toBe(false);
+  });
+});
+
 describe('customer portal tenancy', () => {
   /** Every portal route that names an object, with the object of each kind that is not Ada's. */
   const othersOf = (who: Bought): Record<string, string> => ({
@@ -219,15 +275,17 @@ describe('customer portal tenancy', () => {
     for (const other of [bob, yuri]) {
       for (const route of objectRoutes()) {
         const id = othersOf(other)[route.path.split('/')[3]!]!;
-        const res = await v1(adaToken, route.method.toUpperCase(), route.path.replace('/v1', '').replace(':id', id));
-        expect([res.status, route.path, other.customerId]).toEqual([404, route.path, other.customerId]);
+        // A write carries a valid body, so that only the object decides the answer.
+        const body = route.method === 'patch' ? { cancel_at_period_end: true } : undefined;
+        const res = await v1(adaToken, route.method.toUpperCase(), route.path.replace('/v1', '').replace(':id', id), body);
+        expect([res.status, route.method, route.path, other.customerId]).toEqual([404, route.method, route.path, other.customerId]);
         expect((await res.json()).error).toBe('ResourceNotFound');
       }
     }
   });
 
   it('still shows Ada her own objects on every object route (the walk is not vacuous)', async () => {
-    for (const route of objectRoutes()) {
+    for (const route of objectRoutes().filter((r) => r.method === 'get')) {
       const id = othersOf(ada)[route.path.split('/')[3]!]!;
       expect([(await v1(adaToken, 'GET', route.path.replace('/v1', '').replace(':id', id))).status, route.path]).toEqual([200, route.path]);
     }

@@ -25,12 +25,15 @@ import { listResource, PageQuery } from '../../core/billing/shared/pagination.js
 import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
 import { getSubscription, listSubscriptions } from '../../core/billing/subscriptions/service.js';
+import { CANCELLATION_REASONS } from '../../core/billing/subscriptions/schema.js';
+import { updateSubscription } from '../../core/billing/subscriptions/update.js';
 import type { SubscriptionView } from '../../core/billing/subscriptions/relations.js';
 import { CoreError } from '../../core/errors.js';
 import type { Database } from '../../core/db/database.js';
 import type { V1Deps } from '../http/v1/deps.js';
 import { defineRoute } from '../http/v1/route.js';
 import { downloadKeyOf, serializeDownloadable } from './benefit-grants.js';
+import { subscriptionDeps } from './subscriptions.js';
 
 // The customer portal (Polar's /v1/customer-portal/…): a customer session token opens it, and every answer is about
 // that session's one customer of one organization. Objects of other customers read as 404, as unknown ones do.
@@ -91,6 +94,31 @@ async function customerOrder(view: OrderView, product: (id: string) => Promise<u
 async function customerSubscription(view: SubscriptionView, deps: V1Deps, product: (id: string) => Promise<unknown>) {
   const wire = serializeSubscription(view, deps.baseUrl);
   return { ...pick(wire, SUBSCRIPTION_FIELDS), product: await product(view.subscription.productId), prices: wire.prices, meters: wire.meters, pending_update: null };
+}
+
+/** Polar's CustomerSubscriptionCancel: the one form of CustomerSubscriptionUpdate the portal takes so far. */
+const CustomerSubscriptionCancel = z.strictObject({
+  cancel_at_period_end: z.boolean(),
+  cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  cancellation_comment: z.string().max(10_000).nullish(),
+});
+
+/**
+ * Cancels at period end (with the customer's reason and comment) or uncancels one of the session customer's
+ * subscriptions through the seller side's service, so the events and webhooks are the same as a seller's cancel.
+ */
+async function cancelOrUncancel(deps: V1Deps, customer: CustomerPrincipal, id: string, input: z.infer<typeof CustomerSubscriptionCancel>) {
+  const { organization } = await whoAmI(deps.db, customer);
+  const organizations = new Set([customer.organizationId]);
+  // Another customer's subscription is not found, exactly as an unknown one.
+  if ((await getSubscription(deps.db, organizations, id)).subscription.customerId !== customer.customerId) throw notFound('subscription');
+  const view = await updateSubscription(subscriptionDeps(deps), { read: organizations, write: organizations }, id, {
+    kind: 'cancel',
+    cancel_at_period_end: input.cancel_at_period_end,
+    customer_cancellation_reason: input.cancellation_reason,
+    customer_cancellation_comment: input.cancellation_comment,
+  });
+  return customerSubscription(view, deps, productReader(deps, organization));
 }
 
 const notFound = (what: string) => new CoreError('not_found', `${what.toUpperCase().replace(/ /g, '_')}_NOT_FOUND`, `${what[0]!.toUpperCase()}${what.slice(1)} not found`);
@@ -234,6 +262,29 @@ export const customerPortalRoutes = [
       if (view.subscription.customerId !== customer.customerId) throw notFound('subscription');
       return customerSubscription(view, deps, productReader(deps, organization));
     },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/v1/customer-portal/subscriptions/:id',
+    operationId: 'customer_portal:subscriptions:update',
+    summary: 'Cancel one of the customer’s subscriptions at the period’s end, with a reason and comment, or uncancel it',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    body: CustomerSubscriptionCancel,
+    handler: async ({ customer, params, body, deps }) => cancelOrUncancel(deps, customer, params.id, body),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/customer-portal/subscriptions/:id',
+    operationId: 'customer_portal:subscriptions:cancel',
+    summary: 'Cancel one of the customer’s subscriptions at the period’s end (it stays active until then)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => cancelOrUncancel(deps, customer, params.id, { cancel_at_period_end: true }),
   }),
   defineRoute({
     method: 'get',

@@ -32,13 +32,17 @@ export async function loadRelations(db: Executor, orders: readonly StoredOrder[]
   const discountIds = unique(orders.map((o) => o.discountId));
   const subscriptionIds = unique(orders.map((o) => o.subscriptionId));
   const organizationIds = unique(orders.map((o) => o.organizationId));
-  const [customers, products, discounts, subscriptions, organizations] = await Promise.all([
-    customerIds.length ? db('customers').whereIn('id', customerIds) : [],
-    productIds.length ? findProductsByIds(db, productIds) : [],
-    discountIds.length ? db('discounts').whereIn('id', discountIds) : [],
-    subscriptionIds.length ? db('subscriptions').whereIn('id', subscriptionIds) : [],
-    organizationIds.length ? db('organization').whereIn('id', organizationIds).select('id', 'name', 'slug') : [],
-  ]);
+  const customersOf = async () => (customerIds.length ? await db('customers').whereIn('id', customerIds) : []);
+  const productsOf = async () => (productIds.length ? await findProductsByIds(db, productIds) : []);
+  const discountsOf = async () => (discountIds.length ? await db('discounts').whereIn('id', discountIds) : []);
+  const subscriptionsOf = async () => (subscriptionIds.length ? await db('subscriptions').whereIn('id', subscriptionIds) : []);
+  const organizationsOf = async () => (organizationIds.length ? await db('organization').whereIn('id', organizationIds).select('id', 'name', 'slug') : []);
+  // A transaction is one connection: its queries go one after another (pg refuses a query while another runs on the
+  // same client, and will throw from pg 9); on the pool they run side by side.
+  const [customers, products, discounts, subscriptions, organizations] =
+    'isTransaction' in db && db.isTransaction
+      ? [await customersOf(), await productsOf(), await discountsOf(), await subscriptionsOf(), await organizationsOf()]
+      : await Promise.all([customersOf(), productsOf(), discountsOf(), subscriptionsOf(), organizationsOf()]);
   return {
     customers: new Map(customers.map((row: Record<string, unknown>) => [String(row.id), toCustomer(row)])),
     products: new Map(products.map((p) => [p.id, p])),

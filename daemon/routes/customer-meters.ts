@@ -6,8 +6,9 @@ import { CUSTOMER_METER_SORTING } from '../../core/metering/schema.js';
 import { serializeCustomerMeter } from '../../core/metering/serialize.js';
 import { defineRoute, organizationsWith } from '../http/v1/route.js';
 
-// Polar gates customer meters with its customer_meters scope; Till reads them with the meter scopes.
-const READ = ['meters:read', 'meters:write'] as const;
+// Polar gates customer meters with its customer_meters:read scope alone; Till also lets the meter scopes read
+// them, as it did before it knew that scope, so tokens minted then keep working.
+const READ = ['customer_meters:read', 'meters:read', 'meters:write'] as const;
 const TAG = 'customer-meters';
 const toWire = (view: CustomerMeterView) => serializeCustomerMeter(view.customerMeter, view.customer, view.meter);
 

@@ -254,6 +254,22 @@ describe('/v1/customer-meters', () => {
     expect(missing).toBeInstanceOf(ResourceNotFound);
   });
 
+  it('lets a token holding only customer_meters:read read customer meters, and nothing else of the meters', async () => {
+    const customer = (await sdk().customers.create({ organizationId, email: `${unique('s')}@example.com` })).id;
+    const meter = await sdk().meters.create({ organizationId, name: 'Scoped meter', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'scoped_use' }] }, aggregation: { func: 'count' } });
+    await sdk().events.ingest({ events: [{ name: 'scoped_use', customerId: customer }] });
+    const id = await refreshedCustomerMeter(daemon.db, organizationId, customer, meter.id);
+    const res = await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: organizationId, comment: 'customer meters', scopes: ['customer_meters:read'] });
+    expect(res.status).toBe(201);
+    const minted = await res.json();
+    expect(minted.organization_access_token.scopes).toEqual(['customer_meters:read']);
+    const scoped = polarSdk(daemon.url, minted.token);
+    expect(await scoped.customerMeters.get({ id })).toMatchObject({ id, customerId: customer, meterId: meter.id, consumedUnits: 1 });
+    const list = await scoped.customerMeters.list({ organizationId, customerId: customer, meterId: meter.id });
+    expect(list.result.items.map((m) => m.id)).toEqual([id]);
+    expect((await v1(minted.token, 'GET', `/meters/${meter.id}`)).status).toBe(403);
+  });
+
   it('recomputes customer meters in the background 30 seconds after an ingest', async () => {
     // A sandbox organization of its own: its clock is moved on.
     const shop = await createOrganization(owner, 'Background Co');

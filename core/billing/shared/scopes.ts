@@ -19,6 +19,7 @@ export const SCOPES = [
   'disputes:read', 'disputes:write',
   'license_keys:read', 'license_keys:write',
   'meters:read', 'meters:write',
+  'customer_meters:read',
   'events:read', 'events:write',
   'webhooks:read', 'webhooks:write',
   'metrics:read',

@@ -89,6 +89,11 @@ describe('/openapi.json', () => {
   it("describes the answer of every operation, Till's own too: none is left as a bare object", () => {
     const bare = operations().filter(({ path, method }) => JSON.stringify(answerSchema(method, path).schema) === JSON.stringify({ type: 'object' }));
     expect(bare.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    // The customer portal's routes take a customer session, the others a session or an organization token.
+    for (const { path, operation } of operations()) {
+      if ((operation as { security: unknown[] }).security.length === 0) continue;
+      expect([path, (operation as { security: unknown[] }).security]).toEqual([path, [path.startsWith('/v1/customer-portal/') ? { customer_session: [] } : { bearer: [] }]]);
+    }
     // An answer without a body says so.
     expect(document.paths['/v1/orders/{id}/invoice']!.post!.responses['202']).toEqual({ description: 'Accepted (no body)' });
   });

@@ -109,7 +109,7 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      security: route.public ? [] : [{ bearer: [] }],
+      security: route.public ? [] : route.portal ? [{ customer_session: [] }] : [{ bearer: [] }],
       'x-scopes': route.scopes,
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body, example: exampleOf(body, schemas, 'request') } } } } : {}),
@@ -131,7 +131,10 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
     servers: [{ url: serverUrl }],
     tags: tags.map((name) => ({ name })),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token, or an organization access token (till_oat_…)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A session token, or an organization access token (till_oat_…)' },
+        customer_session: { type: 'http', scheme: 'bearer', description: 'A customer session token (till_cst_…, from POST /v1/customer-sessions): the customer portal’s routes only' },
+      },
       schemas,
     },
     paths,

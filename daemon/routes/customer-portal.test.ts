@@ -247,6 +247,41 @@ describe('/v1/customer-portal writes as the session’s customer, through the SD
     await expect(portal.customerPortal.subscriptions.cancel({ customerSession: bobToken }, { id: bob.subscriptionId })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
   });
 
+  it('updates the customer’s billing name, billing address and tax ID, as the seller then sees them, with customer.updated', async () => {
+    const updatedEvents = async () =>
+      (await listEvents(daemon.db, orgX)).filter((e) => e.payload.type === 'customer.updated' && (e.payload.data as { id: string }).id === ada.customerId).length;
+    const before = await updatedEvents();
+    const me = await portal.customerPortal.customers.update(security(), {
+      billingName: 'Ada Lovelace SARL',
+      billingAddress: { country: 'FR', line1: '1 rue de la Paix', city: 'Paris', postalCode: '75002' },
+      taxId: 'FR61954506077',
+    });
+    expect(me).toMatchObject({ id: ada.customerId, name: 'ada', email: 'ada@example.test', billingName: 'Ada Lovelace SARL', billingAddress: { country: 'FR', line1: '1 rue de la Paix', city: 'Paris', postalCode: '75002' }, taxId: ['FR61954506077', 'eu_vat'] });
+    expect(await sellerX.customers.get({ id: ada.customerId })).toMatchObject({ billingName: 'Ada Lovelace SARL', billingAddress: { city: 'Paris' }, taxId: ['FR61954506077', 'eu_vat'] });
+    expect(await updatedEvents()).toBe(before + 1);
+    // Only what is sent changes; a null billing name falls back to the name, a null tax ID clears it.
+    expect(await portal.customerPortal.customers.update(security(), { billingName: null, taxId: null })).toMatchObject({ billingName: 'ada', taxId: null, billingAddress: { city: 'Paris' } });
+    expect(await portal.customerPortal.customers.get(security())).toMatchObject({ billingName: 'ada', taxId: null, billingAddress: { city: 'Paris' } });
+    // Bob, of the same organization, is untouched.
+    expect(await sellerX.customers.get({ id: bob.customerId })).toMatchObject({ billingName: 'bob', taxId: null });
+  });
+
+  it('refuses a tax ID not of the billing country, a billing address taken away, and fields the customer may not change, with 422', async () => {
+    for (const [body, field] of [
+      [{ tax_id: '12345' }, 'tax_id'],
+      [{ billing_address: null }, 'billing_address'],
+    ] as const) {
+      const res = await v1(adaToken, 'PATCH', '/customer-portal/customers/me', body);
+      expect([res.status, field]).toEqual([422, field]);
+      expect((await res.json()).detail[0].loc).toEqual(['body', field]);
+    }
+    for (const body of [{ email: 'other@example.test' }, { default_payment_method_id: 'pm_1' }]) {
+      expect((await v1(adaToken, 'PATCH', '/customer-portal/customers/me', body)).status).toBe(422);
+    }
+    await expect(portal.customerPortal.customers.update(security(), { taxId: '12345' })).rejects.toBeInstanceOf(HTTPValidationError);
+    expect((await portal.customerPortal.customers.get(security())).email).toBe('ada@example.test');
+  });
+
   it('answers 404 to a cancel or uncancel of another customer’s subscription, and changes nothing', async () => {
     for (const other of [bob, yuri]) {
       await expect(portal.customerPortal.subscriptions.cancel(security(), { id: other.subscriptionId })).rejects.toBeInstanceOf(ResourceNotFound);

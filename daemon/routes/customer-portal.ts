@@ -13,6 +13,8 @@ import {
 } from '../../core/billing/customer-sessions/serialize.js';
 import { Text } from '../../core/billing/customers/address.js';
 import { customersByIds } from '../../core/billing/customers/repository.js';
+import { CustomerPortalUpdate } from '../../core/billing/customers/schema.js';
+import { updateCustomer } from '../../core/billing/customers/service.js';
 import type { Customer } from '../../core/billing/customers/schema.js';
 import { serializeLicenseKeyWithActivations } from '../../core/billing/license-keys/serialize.js';
 import { getLicenseKey, listLicenseKeys } from '../../core/billing/license-keys/service.js';
@@ -177,6 +179,22 @@ export const customerPortalRoutes = [
     scopes: SCOPES,
     portal: true,
     handler: async ({ customer, deps }) => serializePortalCustomer((await whoAmI(deps.db, customer)).customer),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/v1/customer-portal/customers/me',
+    operationId: 'customer_portal:customers:update',
+    summary: 'The signed-in customer changes their billing name, billing address or tax ID (emits customer.updated)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    body: CustomerPortalUpdate,
+    handler: async ({ customer, body, deps }) => {
+      // The seller's own update, reaching this one customer only: the same checks (tax ID against the country) and events.
+      const organizations = new Set([customer.organizationId]);
+      const me = await updateCustomer(deps.db, deps.clock, { readable: organizations, writable: organizations }, { id: customer.customerId }, body);
+      return serializePortalCustomer(me);
+    },
   }),
   defineRoute({
     method: 'get',

@@ -47,6 +47,17 @@ export const CustomerUpdate = CustomerUpdateExternal.extend({
 });
 export type CustomerUpdate = z.infer<typeof CustomerUpdate>;
 
+/**
+ * PATCH /v1/customer-portal/customers/me (Polar's CustomerPortalCustomerUpdate): what a customer may change of
+ * themselves. `default_payment_method_id` is not taken yet (the portal has no payment methods): it is a 422.
+ */
+export const CustomerPortalUpdate = z.strictObject({
+  billing_name: Name.nullish(),
+  billing_address: AddressInput.nullish(),
+  tax_id: TaxIdInput.nullish(),
+});
+export type CustomerPortalUpdate = z.infer<typeof CustomerPortalUpdate>;
+
 /** A customer as core knows it. */
 export interface Customer {
   id: string;

@@ -122,10 +122,10 @@ export async function createCustomer(db: Database, clock: Clock, organizationId:
 }
 
 /**
- * Applies an update (emits customer.updated and customer.state_changed). `null` clears name, locale and tax_id and
- * leaves email and metadata as they are; the external id may be set once; a billing address may change, not go.
+ * Applies an update (emits customer.updated and customer.state_changed). `null` clears name, billing name (the
+ * portal's), locale and tax_id and leaves email and metadata as they are; the external id may be set once; a billing address may change, not go.
  */
-export async function updateCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, input: CustomerUpdate): Promise<Customer> {
+export async function updateCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, input: CustomerUpdate & { billing_name?: string | null }): Promise<Customer> {
   return db.transaction(async (trx) => {
     const current = await findWritable(trx, reach, key);
     const issues: CustomerIssue[] = [];
@@ -148,6 +148,7 @@ export async function updateCustomer(db: Database, clock: Clock, reach: Customer
       emailVerified: emailChanged ? false : current.emailVerified,
       externalId,
       name: input.name === undefined ? current.name : input.name,
+      billingName: input.billing_name === undefined ? current.billingName : input.billing_name,
       billingAddress,
       taxId,
       locale: input.locale === undefined ? current.locale : input.locale,

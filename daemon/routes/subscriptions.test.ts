@@ -107,6 +107,24 @@ describe('/v1/subscriptions', () => {
     await expect(sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: false } })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
   });
 
+  it("lists a customer as active (customers.list active) while it holds a billable subscription, and as not active once it is revoked", async () => {
+    const plan = await monthly('Active Filter Plan', 900);
+    const email = `active-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const id = await subscribe(plan.id, email);
+    const idle = `idle-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const bystander = await sdk.customers.create({ organizationId, email: idle });
+    const ids = async (active: boolean, who: string) => (await sdk.customers.list({ organizationId, active, email: who })).result;
+    expect(await ids(true, email)).toMatchObject({ items: [{ email }], pagination: { totalCount: 1, maxPage: 1 } });
+    expect((await ids(false, email)).items).toEqual([]);
+    expect((await ids(true, idle)).items).toEqual([]);
+    expect((await ids(false, idle)).items.map((c) => c.id)).toEqual([bystander.id]);
+    const activeIds = (await sdk.customers.list({ organizationId, active: true, limit: 100 })).result.items.map((c) => c.id);
+    expect(activeIds).not.toContain(bystander.id);
+    await sdk.subscriptions.revoke({ id });
+    expect((await ids(true, email)).items).toEqual([]);
+    expect(await ids(false, email)).toMatchObject({ items: [{ email }], pagination: { totalCount: 1, maxPage: 1 } });
+  });
+
   it('revokes now through DELETE, revoking the benefits, and refuses to revoke twice', async () => {
     const plan = await monthly('Revoke Plan', 700);
     const note = await sdk.benefits.create({ type: 'custom', description: 'Members note', organizationId, properties: { note: 'Welcome' } });

@@ -5,6 +5,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Customer, CustomerFilter, CustomerKey } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
+import { BILLABLE_STATUSES } from '../subscriptions/schema.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'customers';
@@ -167,6 +168,11 @@ function filtered(db: Executor, filter: CustomerFilter) {
         .orWhereRaw(`lower(customers.billing_name) like ? escape '\\'`, [`%${pattern}%`])
         .orWhereRaw(`lower(customers.external_id) like ? escape '\\'`, [`${pattern}%`]),
     );
+  }
+  if (filter.active !== undefined) {
+    const holding = db('subscriptions').select(db.raw('1')).whereRaw('subscriptions.customer_id = customers.id').whereIn('subscriptions.status', BILLABLE_STATUSES);
+    if (filter.active) query.whereExists(holding);
+    else query.whereNotExists(holding);
   }
   whereMetadata(query, 'customers.metadata', dialectOf(db) === 'postgres', filter.metadata);
   return query;

@@ -86,6 +86,8 @@ export interface CustomerFilter {
   email?: string;
   /** A substring of name, billing name or email, or a prefix of the external id; case-insensitive. */
   query?: string;
+  /** true: holding a trialing, active or past_due subscription; false: holding none. */
+  active?: boolean;
   metadata: Record<string, string[]>;
 }
 

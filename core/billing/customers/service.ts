@@ -84,10 +84,8 @@ export function listCustomers(
   sorting: readonly SortCriterion[],
   page: PageQuery,
 ): Promise<Page<Customer>> {
-  // Active means holding a trialing, active or past_due subscription; subscriptions come with commerce, so none is yet.
-  if (filter.active === true) return Promise.resolve({ items: [], totalCount: 0 });
   const organizationIds = filter.organizationIds ? filter.organizationIds.filter((id) => readable.has(id)) : [...readable];
-  return listRows(db, { organizationIds, email: filter.email, query: filter.query, metadata: filter.metadata }, sorting, page);
+  return listRows(db, { organizationIds, email: filter.email, query: filter.query, active: filter.active, metadata: filter.metadata }, sorting, page);
 }
 
 /** Creates a customer (emits customer.created and customer.state_changed); email and external id are unique per organization. */

@@ -44,7 +44,7 @@ for (const file of readdirSync(join(sdkRoot, 'funcs')).filter((name) => name.end
   const source = readFileSync(join(sdkRoot, 'funcs', file), 'utf8');
   const path = /pathToFunc\("([^"]+)"/.exec(source)?.[1];
   const method = /method: "([A-Z]+)"/.exec(source)?.[1];
-  const answer = /M\.json\((\d+), (?:components\.|operations\.)?(\w+)\$inboundSchema/.exec(source);
+  const answer = /M\.json\((\d+), (?:z\.optional\()?(?:components\.|operations\.)?(\w+)\$inboundSchema/.exec(source);
   const empty = /M\.nil\((\d+)/.exec(source);
   if (!path || !method) continue;
   const key = `${method} ${path.replace(/\/$/, '')}`;

@@ -207,6 +207,41 @@ describe('order invoices', () => {
   });
 });
 
+describe('order receipts', () => {
+  it('hands out a signed link to the receipt PDF of a paid order (orders.receipt), without billing details, and 202 for an order not paid yet', async () => {
+    const { id } = await paidOrder();
+    const polar = polarSdk(daemon.url, owner.token);
+    const order = await polar.orders.get({ id });
+    const receipt = await polar.orders.receipt({ id });
+    expect(receipt?.url).toMatch(/\/v1\/orders\/.+\/receipt\.pdf\?expires=\d+&signature=/);
+    const pdf = await fetch(receipt!.url);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const text = await pdfText(await pdf.arrayBuffer());
+    for (const expected of ['Receipt', order.invoiceNumber!, 'Order Works', 'Ada Lovelace', 'ada@example.com', 'Pro licence', '24.00 USD', 'Paid 24.00 USD with visa ending 4242.']) {
+      expect(text).toContain(expected);
+    }
+    // A receipt link does not open the invoice, nor the receipt of another order.
+    expect((await fetch(receipt!.url.replace('/receipt.pdf', '/invoice.pdf'))).status).toBe(403);
+    const other = (await paidOrder()).id;
+    expect((await fetch(receipt!.url.replace(id, other))).status).toBe(403);
+
+    const pending = await daemon.db.transaction((trx) =>
+      createOrder(trx, systemClock, {
+        organizationId, customerId, productId, subscriptionId: null, checkoutId: null, billingReason: 'purchase', currency: 'usd',
+        items: [{ label: 'Later', amount: 500, taxAmount: 0, proration: false, productPriceId: null }], subtotalAmount: 500, discountAmount: 0, discountId: null,
+        netAmount: 500, taxAmount: 0, totalAmount: 500, status: 'pending', paymentId: null, billingName: null, billingAddress: null, metadata: {}, customFieldData: {},
+      }),
+    );
+    const accepted = await v1(owner.token, 'GET', `/orders/${pending.id}/receipt`);
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe('');
+    expect(await polar.orders.receipt({ id: pending.id })).toBeUndefined();
+    const stranger = await signUp(daemon.url, { name: 'Rita Receipts' });
+    expect((await v1(stranger.token, 'GET', `/orders/${id}/receipt`)).status).toBe(404);
+  });
+});
+
 describe('orders made by checkouts', () => {
   it('embeds the subscription and the discount of a recurring checkout in the shape the SDK validates', async () => {
     const polar = polarSdk(daemon.url, owner.token);

@@ -1,7 +1,7 @@
-import { Router } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
-import { generateInvoice, invoiceData, invoiceLink, renderInvoicePdf, verifyInvoiceSignature } from '../../core/billing/orders/invoice.js';
+import { generateInvoice, invoiceData, invoiceLink, receiptData, receiptLink, renderInvoicePdf, verifyInvoiceSignature, type OrderDocument } from '../../core/billing/orders/invoice.js';
 import { ORDER_SORTING, OrderUpdate } from '../../core/billing/orders/schema.js';
 import { getOrder, listOrders, serializeOrderView, updateOrder, type Access } from '../../core/billing/orders/service.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
@@ -110,29 +110,43 @@ export const orderRoutes = [
     handler: async ({ principal, params, deps }) =>
       invoiceLink(deps.db, deps.clock, access(principal), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() }),
   }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/orders/:id/receipt',
+    operationId: 'orders:receipt',
+    summary: 'Get a link to the receipt PDF of a paid order, valid for an hour; 202 without a body while the order is not paid',
+    tag: TAG,
+    scopes: READ,
+    params: IdParams,
+    acceptedWhenNull: true,
+    handler: async ({ principal, params, deps }) =>
+      receiptLink(deps.db, access(principal), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() }),
+  }),
 ];
 
 /** The invoice PDF itself, served as bytes at the signed link that `GET /v1/orders/{id}/invoice` hands out. */
 export function invoiceRouter(deps: V1Deps): Router {
   const router = Router();
 
-  router.get('/v1/orders/:id/invoice.pdf', async (req, res, next) => {
+  const serve = (kind: OrderDocument) => async (req: Request<{ id: string }>, res: Response, next: NextFunction) => {
     try {
       const expires = typeof req.query.expires === 'string' ? req.query.expires : '';
       const signature = typeof req.query.signature === 'string' ? req.query.signature : '';
-      if (!verifyInvoiceSignature(await secretOf(deps), req.params.id, expires, signature, deps.clock.now())) {
-        throw new CoreError('forbidden', 'INVALID_INVOICE_LINK', 'This invoice link is invalid or has expired: ask GET /v1/orders/{id}/invoice for a new one');
+      if (!verifyInvoiceSignature(await secretOf(deps), req.params.id, expires, signature, deps.clock.now(), kind)) {
+        throw new CoreError('forbidden', kind === 'receipt' ? 'INVALID_RECEIPT_LINK' : 'INVALID_INVOICE_LINK', `This ${kind} link is invalid or has expired: ask GET /v1/orders/{id}/${kind} for a new one`);
       }
-      const data = await invoiceData(deps.db, req.params.id);
-      const pdf = await renderInvoicePdf(data);
+      const data = kind === 'receipt' ? await receiptData(deps.db, req.params.id) : await invoiceData(deps.db, req.params.id);
+      const pdf = await renderInvoicePdf(data, kind);
       res.setHeader('Content-Type', 'application/pdf');
       res.setHeader('Content-Length', String(pdf.length));
-      res.setHeader('Content-Disposition', `inline; filename="Invoice-${data.invoiceNumber}.pdf"`);
+      res.setHeader('Content-Disposition', `inline; filename="${kind === 'receipt' ? 'Receipt' : 'Invoice'}-${data.invoiceNumber}.pdf"`);
       res.setHeader('Cache-Control', 'private, no-store');
       res.status(200).end(pdf);
     } catch (error) {
       next(error);
     }
-  });
+  };
+  router.get('/v1/orders/:id/invoice.pdf', serve('invoice'));
+  router.get('/v1/orders/:id/receipt.pdf', serve('receipt'));
   return router;
 }

@@ -19,7 +19,8 @@ export interface InvoiceData {
   issuedAt: Date;
   status: StoredOrder['status'];
   description: string;
-  customer: { email: string; billingName: string; billingAddress: NonNullable<StoredOrder['billingAddress']> };
+  /** A receipt is made without billing details: the name falls back to the customer's, the address may be missing. */
+  customer: { email: string; billingName: string; billingAddress: StoredOrder['billingAddress'] };
   currency: string;
   items: { label: string; amount: number; taxAmount: number }[];
   subtotalAmount: number;
@@ -71,21 +72,24 @@ export async function generateInvoice(db: Database, baseClock: Clock, access: Ac
 /** How long an invoice link works. */
 export const INVOICE_LINK_TTL_MS = 60 * 60 * 1000;
 
-const signature = (secret: string, orderId: string, expires: number) =>
-  createHmac('sha256', secret).update(`till:invoice:${orderId}:${expires}`).digest('base64url');
+/** The two documents of an order; a link signed for one does not open the other. */
+export type OrderDocument = 'invoice' | 'receipt';
 
-/** A link to the invoice PDF that works without credentials for an hour (as an S3 presigned URL would). */
-export function signedInvoiceUrl(baseUrl: string, secret: string, orderId: string, now: Date): string {
+const signature = (secret: string, orderId: string, expires: number, kind: OrderDocument) =>
+  createHmac('sha256', secret).update(`till:${kind}:${orderId}:${expires}`).digest('base64url');
+
+/** A link to the invoice (or receipt) PDF that works without credentials for an hour (as an S3 presigned URL would). */
+export function signedInvoiceUrl(baseUrl: string, secret: string, orderId: string, now: Date, kind: OrderDocument = 'invoice'): string {
   const expires = now.getTime() + INVOICE_LINK_TTL_MS;
-  const url = new URL(`/v1/orders/${encodeURIComponent(orderId)}/invoice.pdf`, baseUrl);
+  const url = new URL(`/v1/orders/${encodeURIComponent(orderId)}/${kind}.pdf`, baseUrl);
   url.searchParams.set('expires', String(expires));
-  url.searchParams.set('signature', signature(secret, orderId, expires));
+  url.searchParams.set('signature', signature(secret, orderId, expires, kind));
   return url.toString();
 }
 
-export function verifyInvoiceSignature(secret: string, orderId: string, expires: string, given: string, now: Date): boolean {
+export function verifyInvoiceSignature(secret: string, orderId: string, expires: string, given: string, now: Date, kind: OrderDocument = 'invoice'): boolean {
   if (!/^\d{1,16}$/.test(expires) || Number(expires) < now.getTime()) return false;
-  const expected = Buffer.from(signature(secret, orderId, Number(expires)));
+  const expected = Buffer.from(signature(secret, orderId, Number(expires), kind));
   const actual = Buffer.from(given);
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
@@ -101,12 +105,33 @@ export async function invoiceLink(db: Database, baseClock: Clock, access: Access
   return { url: signedInvoiceUrl(link.baseUrl, link.secret, order.id, link.now) };
 }
 
+/**
+ * GET /v1/orders/{id}/receipt: a link to the receipt of a paid order (no billing details needed, as Polar's
+ * receipts); null for an order not paid yet, which has no receipt (Polar answers 202 then).
+ */
+export async function receiptLink(db: Database, access: Access, id: string, link: { baseUrl: string; secret: string; now: Date }): Promise<{ url: string } | null> {
+  const order = await findWritable(db, access, id);
+  if (order.status === 'pending') return null;
+  return { url: signedInvoiceUrl(link.baseUrl, link.secret, order.id, link.now, 'receipt') };
+}
+
+/** What the receipt of a paid order shows: the invoice's content, with the customer's name where no billing name is set. */
+export async function receiptData(db: Executor, orderId: string): Promise<InvoiceData> {
+  const order = await findOrder(db, orderId, null);
+  if (!order || order.status === 'pending') throw orderNotFound();
+  return documentData(db, order, null);
+}
+
 /** What the invoice of an order shows, read in one go. */
 export async function invoiceData(db: Executor, orderId: string): Promise<InvoiceData> {
   const order = await findOrder(db, orderId, null);
   if (!order) throw orderNotFound();
   if (!order.isInvoiceGenerated) throw new CoreError('not_found', 'INVOICE_NOT_GENERATED', 'The invoice of this order has not been generated yet');
   checkEligible(order);
+  return documentData(db, order, order.billingName);
+}
+
+async function documentData(db: Executor, order: StoredOrder, billingName: string | null): Promise<InvoiceData> {
   const [view] = await viewsOf(db, [order]);
   const customer = view.relations.customers.get(order.customerId)!;
   const organization = await db('organization').where({ id: order.organizationId }).first('name');
@@ -120,7 +145,7 @@ export async function invoiceData(db: Executor, orderId: string): Promise<Invoic
     issuedAt: order.createdAt,
     status: order.status,
     description: orderDescription(order, view.relations),
-    customer: { email: customer.email, billingName: order.billingName, billingAddress: order.billingAddress },
+    customer: { email: customer.email, billingName: billingName ?? order.billingName ?? customer.name ?? customer.email, billingAddress: order.billingAddress },
     currency: order.currency,
     items: order.items.map((item) => ({ label: item.label, amount: item.amount, taxAmount: item.taxAmount })),
     subtotalAmount: order.subtotalAmount,
@@ -137,6 +162,7 @@ export async function invoiceData(db: Executor, orderId: string): Promise<Invoic
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
 function addressLines(address: InvoiceData['customer']['billingAddress']): string[] {
+  if (!address) return [];
   const cityLine = [address.postal_code, address.city, address.state].filter(Boolean).join(' ');
   return [address.line1, address.line2, cityLine, address.country].filter((line): line is string => Boolean(line));
 }
@@ -145,9 +171,10 @@ function addressLines(address: InvoiceData['customer']['billingAddress']): strin
  * Renders the invoice as a PDF (A4, the standard Helvetica fonts, so it needs no font files). pdfkit is loaded
  * on the first invoice, not when tilld starts: it is one of the largest modules and most daemons never need it.
  */
-export async function renderInvoicePdf(data: InvoiceData): Promise<Buffer> {
+export async function renderInvoicePdf(data: InvoiceData, kind: OrderDocument = 'invoice'): Promise<Buffer> {
+  const title = kind === 'receipt' ? 'Receipt' : 'Invoice';
   const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Invoice ${data.invoiceNumber}`, Author: data.seller.name, Creator: 'Till' } });
+  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `${title} ${data.invoiceNumber}`, Author: data.seller.name, Creator: 'Till' } });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -159,7 +186,7 @@ export async function renderInvoicePdf(data: InvoiceData): Promise<Buffer> {
   const right = doc.page.width - 50;
   const width = right - left;
 
-  doc.font('Helvetica-Bold').fontSize(22).text('Invoice', left, 50);
+  doc.font('Helvetica-Bold').fontSize(22).text(title, left, 50);
   doc.font('Helvetica').fontSize(10);
   doc.text(`Invoice number: ${data.invoiceNumber}`, left, 85);
   doc.text(`Date of issue: ${day(data.issuedAt)}`);

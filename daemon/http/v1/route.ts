@@ -66,6 +66,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   response?: z.ZodType | { component: string } | null;
   /** Success status: 200 by default, 201 for creates, 202 for work accepted, 204 for deletes (the SDK checks it exactly). */
   status?: 200 | 201 | 202 | 204;
+  /** A handler answering null means the work is not done yet: 202 without a body (Polar's receipt in the making). */
+  acceptedWhenNull?: boolean;
   handler(context: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
@@ -157,10 +159,11 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
           deps,
           customer,
         });
-        const status = route.status ?? 200;
+        const pending = route.acceptedWhenNull && result === null;
+        const status = pending ? 202 : (route.status ?? 200);
         // Stored before it is sent: a client that repeats the moment it has the answer gets a replay, not a 409.
         if (claim) await completeIdempotencyKey(deps.db, claim, status, status === 204 ? null : JSON.stringify(result ?? null));
-        if (status === 204) res.status(204).end();
+        if (status === 204 || pending) res.status(status).end();
         else res.status(status).json(result);
       } catch (error) {
         if (claim) await settleFailedClaim(deps, claim, error).catch(() => undefined);

@@ -16,6 +16,7 @@ import type { FileStorage } from '../core/billing/files/storage.js';
 import type { PaymentProcessor } from '../core/payments/processor.js';
 import type { StripeIntegration } from '../core/payments/stripe/integration.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
+import type { Mailer } from '../core/mail/mailer.js';
 
 export interface AppDeps {
   db: Database;
@@ -46,6 +47,8 @@ export interface AppDeps {
   liveRequired?: boolean;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
+  /** Mail to customers (the portal's sign-in codes); the local outbox when absent. */
+  mailer?: Mailer;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */

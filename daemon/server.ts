@@ -18,6 +18,7 @@ import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { createMailer } from '../core/mail/mailer.js';
+import { startCustomerMails } from '../core/mail/customer-mails.js';
 import { startIdempotencyPurge } from '../core/idempotency/service.js';
 
 export interface RunningDaemon {
@@ -76,7 +77,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, clipped(message)),
   });
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only });
+  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
   eventHub(db, config.listen);
   server.on('request', app);
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
@@ -92,6 +93,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   );
   // Webhook delivery: the outbox to every endpoint, signed, retried, in order (on PostgreSQL, shared among daemons).
   const webhooks = await startWebhookWorker({ db, clock: systemClock, logger }, { ...config.webhooks, userAgent: `till-webhooks/${tillVersion()}` });
+  // Customers' receipts and cancellation confirmations, from the outbox's events, once each.
+  const customerMails = startCustomerMails({ db, mailer, clock: systemClock, baseUrl }, { intervalMs: config.jobIntervalMs, onError: (err) => logger.error({ err, component: 'mail' }, 'customer mail pass failed') });
   // Idempotency keys live 24 hours; expired ones are deleted every 10 minutes.
   const idempotency = startIdempotencyPurge(db, systemClock, { onError: (err) => logger.error({ err }, 'idempotency key purge failed') });
   logger.info({ url, database: config.database.client, version: tillVersion() }, 'tilld listening');
@@ -110,6 +113,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       await jobs.stop();
       await webhooks.stop();
       await idempotency.stop();
+      await customerMails.stop();
       await mailer.idle();
       mailer.close();
       clearInterval(sweeper);
@@ -122,6 +126,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     await jobs.stop();
     await webhooks.stop();
     await idempotency.stop();
+    await customerMails.stop();
   };
   return { url, baseUrl, server, db, auth, stop, stopBackground };
 }

@@ -61,3 +61,67 @@ export function invitationMail(to: string, inviter: string, organization: string
     'If you do not know this organization, you can ignore this email.',
   );
 }
+
+/* The customer portal's mails: to a seller's customers, in the seller's name (they are not Till users). */
+
+export function portalCodeMail(to: string, seller: string, code: string, expiresInMinutes: number, url: string): MailMessage {
+  return compose(
+    to,
+    `Your ${seller} sign-in code: ${code}`,
+    [`Your code to sign in to ${seller}'s customer portal is ${code}.`, `Type it on the sign-in page within ${expiresInMinutes} minutes. It works once.`],
+    { label: 'Open the sign-in page', url },
+    'If you did not ask for this, you can ignore this email: nobody can sign in without the code.',
+  );
+}
+
+/** What an order's receipt mail says: what was bought, the amount as shown to the customer, where to find the PDF. */
+export interface ReceiptMailContent {
+  seller: string;
+  product: string;
+  amount: string;
+  receiptNumber: string | null;
+  portalUrl: string;
+}
+
+export function orderReceiptMail(to: string, content: ReceiptMailContent): MailMessage {
+  return compose(
+    to,
+    `Your receipt from ${content.seller}`,
+    [
+      `Thank you for your order of ${content.product}.`,
+      `Paid: ${content.amount}${content.receiptNumber ? ` (receipt ${content.receiptNumber})` : ''}.`,
+      'Your receipt, invoices, license keys and downloads are in the customer portal.',
+    ],
+    { label: 'Open the customer portal', url: content.portalUrl },
+    `This email was sent by ${content.seller} because you bought from them.`,
+  );
+}
+
+export function renewalReceiptMail(to: string, content: ReceiptMailContent & { nextCharge: string | null }): MailMessage {
+  return compose(
+    to,
+    `Your ${content.product} subscription was renewed`,
+    [
+      `Your subscription to ${content.product} from ${content.seller} was renewed.`,
+      `Paid: ${content.amount}${content.receiptNumber ? ` (receipt ${content.receiptNumber})` : ''}.`,
+      ...(content.nextCharge ? [`The next renewal is on ${content.nextCharge}.`] : []),
+      'You can see your receipts, or cancel, in the customer portal.',
+    ],
+    { label: 'Open the customer portal', url: content.portalUrl },
+    `This email was sent by ${content.seller} because you subscribe to ${content.product}.`,
+  );
+}
+
+export function cancellationMail(to: string, content: { seller: string; product: string; endsOn: string | null; portalUrl: string }): MailMessage {
+  return compose(
+    to,
+    `Your ${content.product} subscription is canceled`,
+    [
+      `Your subscription to ${content.product} from ${content.seller} is canceled.`,
+      content.endsOn ? `You keep access until ${content.endsOn}; nothing more will be charged.` : 'It has ended; nothing more will be charged.',
+      ...(content.endsOn ? ['Changed your mind? You can take the cancellation back in the customer portal until then.'] : []),
+    ],
+    { label: 'Open the customer portal', url: content.portalUrl },
+    `This email was sent by ${content.seller} because you subscribed to ${content.product}.`,
+  );
+}

@@ -107,3 +107,21 @@ export function customerPortalUrl(baseUrl: string, organization: Pick<Organizati
   const query = new URLSearchParams({ customer_session_token: token, email });
   return `${baseUrl.replace(/\/$/, '')}/portal/${encodeURIComponent(organization.slug)}?${query.toString()}`;
 }
+
+/**
+ * Trades a live customer session token (the one in a portal link) for a new session of the same customer, with its
+ * own token: the portal's cookie carries that one, so a link copied from history or a log no longer matches what
+ * the browser holds. Undefined for a token that opens nothing (expired, unknown, deleted customer).
+ */
+export async function exchangeCustomerSession(db: Database, clock: Clock, token: string): Promise<{ session: CustomerSession; token: string } | undefined> {
+  const principal = await authenticateCustomerSession(db, clock, token);
+  if (!principal) return undefined;
+  const organizations = new Set([principal.organizationId]);
+  const { session, token: next } = await createCustomerSession(db, clock, organizations, { id: principal.customerId }, principal.returnUrl);
+  return { session, token: next };
+}
+
+/** Ends a customer session (the portal's sign-out): its token opens nothing from now on. */
+export async function deleteCustomerSession(db: Database, token: string): Promise<void> {
+  await db(TABLE).where({ token_hash: hashToken(token) }).del();
+}

@@ -133,6 +133,12 @@ export async function findCustomers(
   return rows.map(toCustomer);
 }
 
+/** The live customer of the organization with this email (case-insensitive), if any. */
+export async function findCustomerByEmail(db: Executor, organizationId: string, email: string): Promise<Customer | undefined> {
+  const row = await db(TABLE).where({ organization_id: organizationId, email_lower: email.toLowerCase() }).whereNull('deleted_at').first();
+  return row ? toCustomer(row) : undefined;
+}
+
 /** Whether a live customer of the organization has this email (case-insensitive), other than `exceptId`. */
 export async function isEmailTaken(db: Executor, organizationId: string, email: string, exceptId?: string): Promise<boolean> {
   const query = db(TABLE).where({ organization_id: organizationId, email_lower: email.toLowerCase() }).whereNull('deleted_at');

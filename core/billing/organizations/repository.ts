@@ -80,6 +80,12 @@ export async function findOrganization(db: Executor, id: string, options: { forU
   return row ? toOrganization(row) : undefined;
 }
 
+/** The organization at this slug (the customer portal's address names it). */
+export async function findOrganizationBySlug(db: Executor, slug: string): Promise<Organization | undefined> {
+  const row = await base(db).where('organization.slug', slug).first();
+  return row ? toOrganization(row) : undefined;
+}
+
 const SORT_COLUMNS: Record<string, string> = { created_at: 'organization.createdAt', name: 'organization.name', slug: 'organization.slug' };
 
 export async function listOrganizations(

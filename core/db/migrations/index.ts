@@ -26,6 +26,7 @@ import { webhookApiVersions } from './0032_webhook_api_versions.js';
 import { customerFirstUserEvent } from './0033_customer_first_user_event.js';
 import { catalogKeys } from './0036_catalog_keys.js';
 import { customerSessions } from './0037_customer_sessions.js';
+import { customerPortal } from './0038_customer_portal.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -56,4 +57,5 @@ export const migrations: readonly Migration[] = [
   customerFirstUserEvent,
   catalogKeys,
   customerSessions,
+  customerPortal,
 ];

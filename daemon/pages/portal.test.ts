@@ -1,0 +1,198 @@
+import type { Polar } from '@polar-sh/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOutboxMail } from '../../core/mail/mailer.js';
+import { signUp, type SignedIn } from '../testing/auth-client.js';
+import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
+import { cookiesOf, postForm } from './testing.js';
+
+let daemon: TestDaemon;
+let owner: SignedIn;
+let seller: Polar;
+let organizationId: string;
+let slug: string;
+let productId: string;
+
+beforeAll(async () => {
+  // Requests name their client address in X-Forwarded-For, so the per-IP limit of one test does not reach the next.
+  daemon = await startTestDaemon({ TILL_TRUST_PROXY: 'loopback' });
+  owner = await signUp(daemon.url, { name: 'Paula Portal' });
+  organizationId = await createOrganization(owner, 'Harbor Tools');
+  seller = polarSdk(daemon.url, owner.token);
+  slug = (await seller.organizations.get({ id: organizationId })).slug;
+  expect((await v1Request(daemon.url, owner.token, 'PATCH', `/organizations/${organizationId}/clock`, { sandbox: true })).status).toBe(200);
+  productId = (await seller.products.create({ organizationId, name: 'Harbor Cloud', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 900 }] } as never)).id;
+});
+afterAll(() => daemon?.close());
+
+const unique = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+const base = () => `/portal/${slug}`;
+
+async function buy(email: string) {
+  const checkout = await seller.checkouts.create({ products: [productId], customerEmail: email });
+  await polarSdk(daemon.url, '').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'FR' } } });
+  const done = await seller.checkouts.get({ id: checkout.id });
+  return { customerId: done.customerId!, subscriptionId: done.subscriptionId! };
+}
+
+const mailsTo = (email: string) => listOutboxMail(daemon.db, { to: email, limit: 20 });
+const codeIn = (subject: string) => /sign-in code: (\d{6})$/.exec(subject)?.[1];
+async function mailedCode(email: string): Promise<string> {
+  const [mail] = await mailsTo(email);
+  const code = mail && codeIn(mail.subject);
+  if (!code) throw new Error(`no sign-in code mailed to ${email}`);
+  return code;
+}
+const askCode = (email: string, ip = '203.0.113.7') => postForm(daemon.url, `${base()}/sign-in`, { email }, { 'x-forwarded-for': ip });
+const sendCode = (email: string, code: string) => postForm(daemon.url, `${base()}/sign-in/code`, { email, code });
+const wrongCodeOf = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+describe('the customer portal pages over HTTP', () => {
+  it('answers a page saying so, with 404, for the portal of an unknown organization', async () => {
+    const res = await fetch(`${daemon.url}/portal/no-such-seller`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('This customer portal link is not valid.');
+  });
+
+  it('answers a customer and a stranger alike, and mails a code to the customer only', async () => {
+    const customer = unique('known');
+    await seller.customers.create({ organizationId, email: customer, name: 'Known' });
+    const stranger = unique('stranger');
+    const [known, unknown] = [await askCode(customer), await askCode(stranger)];
+    expect([known.status, unknown.status]).toEqual([303, 303]);
+    expect(known.headers.get('location')).toBe(`${base()}/sign-in/code?email=${encodeURIComponent(customer)}`);
+    expect(unknown.headers.get('location')).toBe(`${base()}/sign-in/code?email=${encodeURIComponent(stranger)}`);
+    expect(await mailsTo(stranger)).toEqual([]);
+    const [mail] = await mailsTo(customer);
+    expect(mail!.subject).toMatch(/^Your Harbor Tools sign-in code: \d{6}$/);
+    expect(mail!.body).toContain(`${daemon.baseUrl}${base()}/sign-in/code?email=`);
+    // The stranger's "code" does not exist: any guess reads as a wrong code, exactly as the customer's wrong guess.
+    const guessed = await sendCode(stranger, '123456');
+    const wrong = await sendCode(customer, wrongCodeOf(await mailedCode(customer)));
+    expect([guessed.status, wrong.status]).toEqual([400, 400]);
+    const message = 'That code is not right, or no longer works.';
+    expect(await guessed.text()).toContain(message);
+    expect(await wrong.text()).toContain(message);
+  });
+
+  it('signs in once with the mailed code: the portal cookie opens the overview, and the same code does not sign in again', async () => {
+    const email = unique('once');
+    await buy(email);
+    await askCode(email);
+    const code = await mailedCode(email);
+    const signedIn = await sendCode(email, code);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe(base());
+    const setCookie = signedIn.headers.getSetCookie()[0]!;
+    expect(setCookie).toMatch(new RegExp(`^till_portal=till_cst_[^;]+; Path=${base()}; HttpOnly; SameSite=Lax; Max-Age=3600$`));
+    const overview = await fetch(`${daemon.url}${base()}`, { headers: { cookie: cookiesOf(signedIn) } });
+    expect(overview.status).toBe(200);
+    const html = await overview.text();
+    expect(html).toContain('Your account');
+    expect(html).toContain('Harbor Cloud');
+    expect(html).toContain(email);
+    expect((await sendCode(email, code)).status).toBe(400);
+    // The code is kept as an HMAC only.
+    const rows = await daemon.db('customer_portal_codes').select('code_hash', 'email_lower', 'ip_hash');
+    expect(JSON.stringify(rows)).not.toContain(code);
+    expect(JSON.stringify(rows)).not.toContain('203.0.113.7');
+  });
+
+  it('stops a code after 5 wrong tries, even for the right code after them', async () => {
+    const email = unique('guesser');
+    await seller.customers.create({ organizationId, email, name: 'Guesser' });
+    await askCode(email, '203.0.113.20');
+    const code = await mailedCode(email);
+    for (let i = 0; i < 5; i += 1) expect((await sendCode(email, wrongCodeOf(code))).status).toBe(400);
+    expect((await sendCode(email, code)).status).toBe(400);
+  });
+
+  it('mails at most 3 codes per address in 15 minutes, then answers 429 the same for a customer and a stranger', async () => {
+    const email = unique('many');
+    await seller.customers.create({ organizationId, email, name: 'Many' });
+    const stranger = unique('many-stranger');
+    for (let i = 0; i < 3; i += 1) {
+      expect((await askCode(email, `198.51.100.${i}`)).status).toBe(303);
+      expect((await askCode(stranger, `198.51.100.${10 + i}`)).status).toBe(303);
+    }
+    const [refused, refusedStranger] = [await askCode(email, '198.51.100.99'), await askCode(stranger, '198.51.100.98')];
+    expect([refused.status, refusedStranger.status]).toEqual([429, 429]);
+    expect(await refused.text()).toContain('Too many codes were asked for. Wait 15 minutes');
+    expect(await mailsTo(email)).toHaveLength(3);
+  });
+
+  it('mails at most 10 codes per IP in 15 minutes, whatever the addresses', async () => {
+    const ip = '192.0.2.77';
+    for (let i = 0; i < 10; i += 1) expect((await askCode(unique(`ip${i}`), ip)).status).toBe(303);
+    expect((await askCode(unique('ip-last'), ip)).status).toBe(429);
+  });
+
+  it('trades the portal link for a session of its own and never logs the token', async () => {
+    const email = unique('link');
+    const { customerId } = await buy(email);
+    const session = await seller.customerSessions.create({ customerId });
+    const res = await fetch(session.customerPortalUrl, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(base());
+    const cookie = cookiesOf(res);
+    expect(cookie).toMatch(/^till_portal=till_cst_/);
+    expect(cookie).not.toContain(session.token);
+    expect((await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).status).toBe(200);
+    expect(JSON.stringify(daemon.logs)).not.toContain(session.token);
+    expect(JSON.stringify(daemon.logs)).not.toContain(cookie.split('=')[1]);
+
+    // A dead link leads to the sign-in form, saying why.
+    const dead = await fetch(`${daemon.url}${base()}?customer_session_token=till_cst_nothing`, { redirect: 'manual' });
+    expect(dead.headers.get('location')).toBe(`${base()}?notice=link-expired`);
+    expect(await (await fetch(`${daemon.url}${dead.headers.get('location')}`)).text()).toContain('That sign-in link has expired');
+  });
+
+  it('opens nothing with another organization’s customer session, and sign-out ends the session on the server', async () => {
+    const otherOrg = await createOrganization(owner, 'Other Harbor');
+    const stranger = await seller.customers.create({ organizationId: otherOrg, email: unique('other'), name: 'Other' });
+    const foreign = await seller.customerSessions.create({ customerId: stranger.id });
+    const refused = await fetch(`${daemon.url}${base()}`, { headers: { cookie: `till_portal=${foreign.token}` } });
+    expect(await refused.text()).toContain('Email me a code');
+
+    const { customerId } = await buy(unique('leaver'));
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    const out = await postForm(daemon.url, `${base()}/sign-out`, {}, { cookie });
+    expect(out.headers.get('location')).toBe(`${base()}?notice=signed-out`);
+    expect(out.headers.getSetCookie()[0]).toContain('Max-Age=0');
+    expect(await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text()).toContain('Email me a code');
+  });
+
+  it('refuses a cancellation posted from another site', async () => {
+    const { customerId, subscriptionId } = await buy(unique('csrf'));
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    const res = await postForm(daemon.url, `${base()}/subscriptions/${subscriptionId}/cancel`, { reason: 'other' }, { cookie, origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+    expect((await seller.subscriptions.get({ id: subscriptionId })).cancelAtPeriodEnd).toBe(false);
+  });
+});
+
+describe('customer mail', () => {
+  it('mails the order receipt, the renewal receipt and the confirmation of a cancellation, once each', async () => {
+    const email = unique('mailed');
+    const { customerId, subscriptionId } = await buy(email);
+    await expect.poll(async () => (await mailsTo(email)).map((mail) => mail.subject), { timeout: 30_000 }).toContain('Your receipt from Harbor Tools');
+    const [receipt] = await mailsTo(email);
+    expect(receipt!.body).toContain('Thank you for your order of Harbor Cloud.');
+    expect(receipt!.body).toContain('Paid: $9.00');
+    expect(receipt!.body).toContain(`${daemon.baseUrl}${base()}`);
+
+    const advanced = await v1Request(daemon.url, owner.token, 'POST', `/organizations/${organizationId}/clock/advance`, { by: '+1month' });
+    expect(advanced.status).toBe(200);
+    await expect.poll(async () => (await mailsTo(email)).map((mail) => mail.subject), { timeout: 30_000 }).toContain('Your Harbor Cloud subscription was renewed');
+
+    const token = (await seller.customerSessions.create({ customerId })).token;
+    await polarSdk(daemon.url, '').customerPortal.subscriptions.cancel({ customerSession: token }, { id: subscriptionId });
+    await expect.poll(async () => (await mailsTo(email)).map((mail) => mail.subject), { timeout: 30_000 }).toContain('Your Harbor Cloud subscription is canceled');
+    const canceled = (await mailsTo(email)).find((mail) => mail.subject === 'Your Harbor Cloud subscription is canceled')!;
+    expect(canceled.body).toMatch(/You keep access until \d{4}-\d\d-\d\d; nothing more will be charged\./);
+
+    // Each event is mailed once: the passes that ran meanwhile sent nothing again.
+    const subjects = (await mailsTo(email)).map((mail) => mail.subject).sort();
+    expect(subjects).toEqual(['Your Harbor Cloud subscription is canceled', 'Your Harbor Cloud subscription was renewed', 'Your receipt from Harbor Tools']);
+  });
+});

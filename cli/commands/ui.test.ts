@@ -7,6 +7,7 @@ import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js
 import { v1Request } from '../../daemon/testing/v1.js';
 import { seller, type Seller } from '../testing/catalog.js';
 import { decide, TILL_BIN, tempConfigDir, till, tillEnv } from '../testing/till.js';
+import { tabKey } from '../ui/tui/App.js';
 
 let daemon: TestDaemon;
 let acme: Seller;
@@ -65,6 +66,48 @@ describe('till ui', () => {
     await ui.showing('[exit 0]');
   }, 120_000);
 
+  it('opens on the Dashboard with today’s revenue and orders, MRR, active subscriptions and the failed payments and checkouts, live as events arrive; the Events tab opens with the history', async () => {
+    const shop = await seller(daemon, 'Dashboard Shop');
+    const api = (method: string, path: string, body?: unknown) => v1Request(daemon.url, shop.user.token, method, path, body);
+    const paid = await till(['trigger', 'order.paid', '--yes', '--json'], shop.env);
+    expect(paid.exitCode, paid.stderr).toBe(0);
+    // A declined card: a failed payment (the checkout stays open for another card; a checkout fails only when a
+    // processing payment fails later, which the Dashboard's ink test covers).
+    const product = (await (await api('POST', '/products/', { name: 'Declined thing', organization_id: shop.organizationId, prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] })).json()) as { id: string };
+    const checkout = (await (await api('POST', '/checkouts/', { products: [product.id], customer_email: 'declined@example.com' })).json()) as { client_secret: string };
+    const refused = await fetch(`${daemon.url}/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ confirmation_token_id: 'tok_chargeDeclined', customer_name: 'Dee Clined', customer_billing_address: { line1: '1 Main Street', city: 'Springfield', postal_code: '12345', state: 'IL', country: 'US' } }),
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+
+    const ui = await openUi('dashboard', shop.env);
+    let screen = await ui.showing(/Failed payments[^\n]*\n.*9\.00 USD  Your card was declined\./);
+    expect(screen).toMatch(/Revenue\s+25\.00 USD\s+1 order\b/);
+    expect(screen).toMatch(/Failed checkouts[^\n]*\n\s+None\./);
+    expect(screen).toMatch(/Active subscriptions\s+0\s/);
+    expect(screen).toContain('r reload · ? help · q quit');
+    for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+
+    // Bought while the Dashboard is open: the stream brings the events, the figures follow.
+    const subscribed = await till(['trigger', 'subscription.created', '--yes', '--json'], shop.env);
+    expect(subscribed.exitCode, subscribed.stderr).toBe(0);
+    screen = await ui.showing(/Active subscriptions\s+1\s/);
+    await ui.showing(/Revenue\s+50\.00 USD\s+2 orders/);
+    expect(await ui.showing(/MRR\s+25\.00 USD\s+[▁-█]+/)).toMatch(/Today/);
+
+    // The Events tab starts with what happened before the app opened, then follows.
+    await ui.keys(tabKey('Events'));
+    screen = await ui.showing(/subscription\.created/);
+    expect(screen).toMatch(/order\.paid/);
+    expect(screen).toMatch(/checkout\.created/);
+    expect(screen).toContain('r resend · p pause');
+    for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    await ui.keys('q');
+    await ui.showing('[exit 0]');
+  }, 300_000);
+
   it('signs in inside the app, follows live events, filters and inspects them, creates a discount and refunds an order, in a real terminal against a real daemon', async () => {
     // Not signed in: the device-code sign-in of `till login`, inside the app.
     const configDir = tempConfigDir();
@@ -82,6 +125,9 @@ describe('till ui', () => {
     const email = `tui-${randomBytes(3).toString('hex')}@example.com`;
     const created = await v1Request(daemon.url, acme.user.token, 'POST', '/customers/', { email, organization_id: acme.organizationId });
     expect(created.status).toBe(201);
+    // The app opens on the Dashboard; 2 is the live Events tab.
+    await ui.showing('Failed checkouts');
+    await ui.keys('2');
     await ui.showing(/customer\.created/);
 
     // Each key waits for the screen that it is meant for: on a loaded machine a key sent early lands elsewhere.
@@ -96,7 +142,7 @@ describe('till ui', () => {
     await ui.keys('Escape');
     await ui.showing(/TIME\s+TYPE/);
 
-    await ui.keys('3');
+    await ui.keys(tabKey('Discounts'));
     await ui.showing('No discounts yet');
     await ui.keys('n');
     await ui.showing('New discount');
@@ -117,7 +163,7 @@ describe('till ui', () => {
     // An order to refund: `till trigger order.paid` buys a product through a sandbox checkout.
     const triggered = await till(['trigger', 'order.paid', '--yes', '--json'], acme.env);
     expect(triggered.exitCode, triggered.stderr).toBe(0);
-    await ui.keys('5');
+    await ui.keys(tabKey('Refunds'));
     await ui.showing(/paid/);
     await ui.keys('f');
     await ui.showing('Refund order');

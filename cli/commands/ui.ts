@@ -75,12 +75,19 @@ export function apiBackend(server: string, token: string): TuiBackend {
   return {
     server,
     request: (method, path, body) => api.request(method, path, { body }),
-    follow: (orgId, handlers, signal) => followStream(`${server}/v1/cli/listen/${encodeURIComponent(orgId)}`, token, handlers, signal),
+    // The first connection opens with the organization's recent history; reconnects resume with Last-Event-ID.
+    follow: (orgId, handlers, signal) => followStream(`${server}/v1/cli/listen/${encodeURIComponent(orgId)}?recent=${HISTORY}`, token, handlers, signal),
+    openUrl: async (url) => (await import('../browser.js')).openBrowser(url),
   };
 }
 
+/** How many of the organization's latest events the UI opens with. */
+export const HISTORY = 100;
+
 /** `till listen`'s stream client, reporting to the UI: resumes with Last-Event-ID, never gives up while the UI is open. */
 export async function followStream(url: string, token: string, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
+  // Events before the first `ready` are the history asked for with ?recent= (or a catch-up), not arrivals.
+  let live = false;
   await follow({
     url,
     token,
@@ -91,9 +98,10 @@ export async function followStream(url: string, token: string, handlers: StreamH
         handlers.onGap?.(String((JSON.parse(message.data) as { message?: unknown }).message ?? 'some events were missed'));
         return;
       }
+      if (message.event === 'ready') live = true;
       if (message.event === 'ready' || !message.id || !message.event) return;
       const payload = JSON.parse(message.data) as { timestamp?: unknown };
-      handlers.onEvent({ id: message.id, type: message.event, timestamp: String(payload.timestamp ?? ''), payload });
+      handlers.onEvent({ id: message.id, type: message.event, timestamp: String(payload.timestamp ?? ''), payload, ...(live ? {} : { history: true }) });
     },
     onConnected: () => handlers.onState({ kind: 'live' }),
     onDisconnected: (reason) => handlers.onState({ kind: 'reconnecting', reason }),

@@ -115,6 +115,12 @@ export async function eventsAfter(db: Executor, options: { afterSeq: number; org
   return (await query).map(toEvent);
 }
 
+/** An organization's newest `limit` events at or before position `upToSeq`, oldest first (a stream's history). */
+export async function latestEvents(db: Executor, options: { organizationId: string; upToSeq: number; limit: number }): Promise<SequencedEvent[]> {
+  const rows = await db(TABLE).where('organization_id', options.organizationId).andWhere('seq', '<=', options.upToSeq).orderBy('seq', 'desc').limit(options.limit);
+  return rows.map(toEvent).reverse();
+}
+
 /** The events at these positions that exist now (a gap in `seq` that a slow transaction has since filled). */
 export async function eventsAt(db: Executor, seqs: readonly number[]): Promise<SequencedEvent[]> {
   if (seqs.length === 0) return [];

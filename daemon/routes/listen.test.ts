@@ -142,6 +142,31 @@ describe('GET /v1/cli/listen/{organization_id}', () => {
     again.close();
   });
 
+  it("opens with the organization's latest events when a first connection asks for ?recent=N, oldest first, then goes live", async () => {
+    await createCustomer();
+    await createCustomer();
+    const held = await listEvents(daemon.db, organizationId);
+    const stream = await listen({}, `${listenUrl()}?recent=3`);
+    const ready = await stream.waitFor((m) => m.event === 'ready');
+    expect(JSON.parse(ready.data).replayed).toBe(3);
+    const history = stream.messages.slice(0, stream.messages.indexOf(ready)).filter((m) => m.id);
+    expect(history.map((m) => m.id)).toEqual(held.slice(-3).map((e) => e.id));
+    expect(history.map((m) => JSON.parse(m.data))).toEqual(held.slice(-3).map((e) => e.payload));
+    const live = await createCustomer();
+    await stream.waitFor((m) => emailOf(m.data) === live);
+    const ids = stream.messages.filter((m) => m.id).map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    stream.close();
+  });
+
+  it('refuses ?recent= that is not a whole number up to 1000, before the stream opens', async () => {
+    for (const recent of ['1001', '-1', 'ten']) {
+      const res = await fetch(`${listenUrl()}?recent=${recent}`, { headers: { authorization: `Bearer ${owner.token}` } });
+      expect(res.status).toBe(422);
+      expect(JSON.stringify(await res.json())).toContain('recent');
+    }
+  });
+
   it('says events may have been missed when the last event id is not held', async () => {
     const stream = await listen({ 'last-event-id': 'no-such-event' });
     const gap = await stream.waitFor((m) => m.event === 'gap');

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { CoreError } from '../../core/errors.js';
-import { eventSeq, eventsAfter, type SequencedEvent } from '../../core/webhooks/outbox.js';
+import { eventSeq, eventsAfter, latestEvents, type SequencedEvent } from '../../core/webhooks/outbox.js';
 import { eventHub } from '../../core/webhooks/stream.js';
 import { renderPayload } from '../../core/webhooks/formats.js';
 import type { V1Deps } from '../http/v1/deps.js';
@@ -13,6 +13,8 @@ export const LISTEN_PATH = '/v1/cli/listen/:organization_id';
 
 /** Most events a reconnecting client is sent to catch up; past that it is told it missed some. */
 export const MAX_REPLAY = 10_000;
+/** Most recent events a first connection may ask for with `?recent=`. */
+export const MAX_RECENT = 1000;
 /** Credentials are checked again every this many heartbeats (a minute with the default 15 s). */
 const RECHECK_HEARTBEATS = 4;
 /** What an EventSource waits before reconnecting, in ms. */
@@ -39,7 +41,7 @@ export function listenRouter(deps: V1Deps): Router {
       const organizationId = String(req.params.organization_id);
       requireScope(principal, LISTEN_SCOPES, organizationId);
       const lastEventId = lastEventIdOf(req);
-      await stream(req, res, deps, organizationId, lastEventId);
+      await stream(req, res, deps, organizationId, lastEventId, recentOf(req));
     } catch (error) {
       next(error);
     }
@@ -56,7 +58,18 @@ function lastEventIdOf(req: Request): string | undefined {
   return value.trim();
 }
 
-async function stream(req: Request, res: Response, deps: V1Deps, organizationId: string, lastEventId: string | undefined) {
+/** `?recent=N`: how many of the organization's latest events a first connection wants before the live ones. */
+function recentOf(req: Request): number {
+  const value = req.query.recent;
+  if (value === undefined) return 0;
+  const count = typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(count <= MAX_RECENT)) {
+    throw new CoreError('invalid', 'INVALID_RECENT', `recent must be a whole number from 0 to ${MAX_RECENT}`, [{ loc: ['query', 'recent'], msg: `A whole number from 0 to ${MAX_RECENT}`, type: 'value_error' }]);
+  }
+  return count;
+}
+
+async function stream(req: Request, res: Response, deps: V1Deps, organizationId: string, lastEventId: string | undefined, recent: number) {
   const hub = eventHub(deps.db);
   await hub.ready();
   // Where a reconnecting client left off; checked before the stream opens, so a bad id is still a plain error.
@@ -132,6 +145,11 @@ async function stream(req: Request, res: Response, deps: V1Deps, organizationId:
       after = batch[batch.length - 1].seq;
     }
     if (replayed >= MAX_REPLAY) res.write(sseNotice('gap', { last_event_id: lastEventId, message: `More than ${MAX_REPLAY} events were missed; only the first ${MAX_REPLAY} were sent.` }));
+  } else if (recent > 0) {
+    // A first connection's history: the latest events up to the hub's cursor (later ones are held, sent next).
+    const history = await latestEvents(deps.db, { organizationId, upToSeq: upTo, limit: recent });
+    for (const event of history) send(event);
+    replayed = history.length;
   }
   if (!open) return;
   live = true;

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { tabKey, tabLabels } from './App.js';
+import { fitHints } from './hints.js';
 import { anEvent, fakeBackend, KEY, renderApp, until } from './testing.js';
 
 const idle = () => fakeBackend(({ path }) => (path.startsWith('/v1/organizations') ? { items: [] } : { items: [] }));
 let cleanup: (() => void) | undefined;
-const open = (backend: ReturnType<typeof fakeBackend>['backend']) => {
-  const app = renderApp(backend);
+const open = (backend: ReturnType<typeof fakeBackend>['backend'], tab = 'Events') => {
+  const app = renderApp(backend, { tab });
   cleanup = app.unmount;
   return app;
 };
@@ -17,11 +19,23 @@ describe('the terminal UI shell', () => {
     const frame = await app.showing('● live');
     expect(frame).toContain('http://127.0.0.1:4010');
     expect(frame).toContain('Acme Store');
-    expect(frame).toMatch(/1 Events.*2 Products.*3 Discounts.*4 Meters.*5 Refunds.*6 Webhooks/);
+    expect(frame).toMatch(/1 Dash(board)?.*2 Events.*Prod.*Disc.*Meters.*(Webh|H)ooks/);
     expect(frame).toContain('r resend · p pause');
     expect(frame).toContain('Waiting for events');
+    // ink-testing-library draws 100 columns; the tmux test checks 80.
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
     expect(fake.streams[0]!.organizationId).toBe('org_A');
+  });
+
+  it('names the tabs in full when the terminal is wide enough, and shortly at 80 columns', () => {
+    expect(tabLabels(200).join('')).toMatch(/ 1 Dashboard  2 Events /);
+    expect(tabLabels(80).join('').length).toBeLessThanOrEqual(80);
+  });
+
+  it('keeps whole key hints that fit, always ending with the help and quit keys', () => {
+    expect(fitHints('a one · b two · c three', 80, '? help · q quit')).toBe('a one · b two · c three · ? help · q quit');
+    expect(fitHints('a one · b two · c three', 28, '? help · q quit')).toBe('a one · ? help · q quit');
+    expect(fitHints('a one · b two', 12)).toBe('a one');
   });
 
   it('shows a dropped stream as reconnecting and live again once it resumes', async () => {
@@ -61,16 +75,16 @@ describe('the terminal UI shell', () => {
   it('moves between tabs with number keys and Tab', async () => {
     const app = open(idle().backend);
     await app.showing('● live');
-    await app.press('2');
+    await app.press(tabKey('Products'));
     await app.showing('No products yet');
     await app.press(KEY.tab);
     await app.showing('No discounts yet');
-    await app.press('4');
+    await app.press(tabKey('Meters'));
     await app.showing('No meters yet');
-    await app.press('5');
-    await app.showing('No orders yet');
-    await app.press('1');
+    await app.press(tabKey('Events'));
     await app.showing('Waiting for events');
+    await app.press(tabKey('Dashboard'));
+    await app.showing('Today');
   });
 });
 

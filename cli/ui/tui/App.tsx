@@ -4,6 +4,8 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { messageOf, type ConnectionState, type Organization, type TuiBackend } from './backend.js';
 import { moveSelection } from './components/Table.js';
 import { EventStore } from './event-store.js';
+import { fitHints, HintsProvider } from './hints.js';
+import { DASHBOARD_KEYS, DashboardTab } from './tabs/DashboardTab.js';
 import { EVENTS_KEYS, EventsTab } from './tabs/EventsTab.js';
 import { discountsConfig, productsConfig, refundsConfig } from './tabs/configs.js';
 import { metersConfig } from './tabs/meters.js';
@@ -23,28 +25,53 @@ export interface AppProps extends AppSetup {
   color: boolean;
   /** How often buffered stream events are drawn, in ms (one render per flush however many arrived). */
   flushMs?: number;
-  /** Hears how long each render and commit of the Events tab took, in ms (the benchmark's frame time). */
+  /** Hears how long each render and commit of the Events or Dashboard tab took, in ms (the benchmark's frame time). */
   onCommit?(ms: number): void;
+  /** The tab to open on (1 is the first); the Dashboard by default. */
+  initialTab?: number;
+  /** Least time between two Dashboard loads the stream causes, in ms (tests shorten it). */
+  dashboardGapMs?: number;
 }
 
 interface TabSpec {
   name: string;
+  /** The name in the tab bar when the full names do not fit. */
+  short: string;
   keys: string;
   /** A list tab (ResourceTab) of this config; else `view` draws it (Events draws itself). */
   config?: ResourceConfig;
   view?: (props: TabProps) => ReactNode;
 }
 
+/** Drawn by the app itself with the live stream (the others are lists or views of their own). */
+const DASHBOARD = 0;
+const EVENTS = 1;
+
 const TABS: TabSpec[] = [
-  { name: 'Events', keys: EVENTS_KEYS },
-  { name: 'Products', keys: resourceKeys(productsConfig), config: productsConfig },
-  { name: 'Discounts', keys: resourceKeys(discountsConfig), config: discountsConfig },
-  { name: 'Meters', keys: resourceKeys(metersConfig), config: metersConfig },
-  { name: 'Refunds', keys: resourceKeys(refundsConfig), config: refundsConfig },
-  { name: 'Webhooks', keys: WEBHOOKS_KEYS, view: (props) => <WebhooksTab {...props} /> },
+  { name: 'Dashboard', short: 'Dash', keys: DASHBOARD_KEYS },
+  { name: 'Events', short: 'Events', keys: EVENTS_KEYS },
+  { name: 'Products', short: 'Prods', keys: resourceKeys(productsConfig), config: productsConfig },
+  { name: 'Discounts', short: 'Discs', keys: resourceKeys(discountsConfig), config: discountsConfig },
+  { name: 'Meters', short: 'Meters', keys: resourceKeys(metersConfig), config: metersConfig },
+  { name: 'Refunds', short: 'Refunds', keys: resourceKeys(refundsConfig), config: refundsConfig },
+  { name: 'Webhooks', short: 'Hooks', keys: WEBHOOKS_KEYS, view: (props) => <WebhooksTab {...props} /> },
 ];
 
 const GLOBAL_KEYS = `1–${TABS.length} or Tab switch tabs · o switch organization · ? help · q quit`;
+const TAIL = '? help · q quit';
+
+/** The key that opens a tab, by its name ('1' for the first). */
+export function tabKey(name: string): string {
+  const index = TABS.findIndex((t) => t.name === name);
+  if (index < 0) throw new Error(`No tab named ${name}`);
+  return String(index + 1);
+}
+
+/** The tab bar's labels: full names when they fit in `columns`, else the short ones. */
+export function tabLabels(columns: number): string[] {
+  const full = TABS.map((t, index) => ` ${index + 1} ${t.name} `);
+  return full.join('').length <= columns ? full : TABS.map((t, index) => `${index + 1} ${t.short} `);
+}
 
 /** The terminal UI: a header (server, organization, stream state), tabs, and the current view's keys. */
 export function App({ color, ...props }: AppProps) {
@@ -93,13 +120,13 @@ function useLiveStream(backend: TuiBackend, organizationId: string, flushMs: num
   return { store, version, state, gap };
 }
 
-function Screen({ backend, organizations: initialOrganizations, organizationId: initialOrganization, flushMs = 100, onCommit }: Omit<AppProps, 'color'>) {
+function Screen({ backend, organizations: initialOrganizations, organizationId: initialOrganization, flushMs = 100, onCommit, initialTab = 1, dashboardGapMs }: Omit<AppProps, 'color'>) {
   const { exit } = useApp();
   const theme = useTheme();
   const { columns, rows } = useTerminalSize();
   const [organizations, setOrganizations] = useState(initialOrganizations);
   const [organizationId, setOrganizationId] = useState(initialOrganization);
-  const [tab, setTab] = useState(0);
+  const [tab, setTab] = useState(Math.min(TABS.length, Math.max(1, initialTab)) - 1);
   const [captured, setCapturedState] = useState(false);
   // Read by the key handler before the next render: a key right after a form opens must not reach the app.
   const capturedRef = useRef(false);
@@ -159,8 +186,21 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
   const current = TABS[tab]!;
   const tabProps = { backend, organizationId, height: bodyHeight, setCaptured };
 
+  const footer = (hints: string | undefined) => (
+    <Text dimColor wrap="truncate-end">
+      {overlay === 'help'
+        ? 'Any key closes the help'
+        : overlay === 'orgs'
+          ? '↑/↓ choose · Enter switch · Esc cancel'
+          : captured
+            ? fitHints(hints ?? 'Esc back', columns)
+            : fitHints(hints ?? current.keys, columns, TAIL)}
+    </Text>
+  );
+
   return (
     <Box flexDirection="column" width={columns} height={rows}>
+      <HintsProvider render={footer}>
       <Box justifyContent="space-between">
         <Text wrap="truncate-end">
           <Text bold color={theme.color('cyan')}>till</Text> {backend.server} · <Text bold>{organization?.name ?? organizationId}</Text>
@@ -171,9 +211,9 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
         </Text>
       </Box>
       <Text wrap="truncate-end">
-        {TABS.map((t, index) => (
-          <Text key={t.name} inverse={index === tab} bold={index === tab}>
-            {` ${index + 1} ${t.name} `}
+        {tabLabels(columns).map((label, index) => (
+          <Text key={label} inverse={index === tab} bold={index === tab}>
+            {label}
           </Text>
         ))}
         {live.gap ? <Text color={theme.color('yellow')}> ! {live.gap}</Text> : null}
@@ -191,7 +231,9 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
               </Text>
             ))}
           </Box>
-        ) : tab === 0 ? (
+        ) : tab === DASHBOARD ? (
+          <DashboardTab key={organizationId} {...tabProps} store={live.store} version={live.version} onCommit={onCommit} minGapMs={dashboardGapMs} width={columns} />
+        ) : tab === EVENTS ? (
           <EventsTab key={organizationId} {...tabProps} store={live.store} version={live.version} onCommit={onCommit} />
         ) : current.config ? (
           <ResourceTab key={`${organizationId}:${tab}`} {...tabProps} config={current.config} />
@@ -201,9 +243,7 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
           </Box>
         )}
       </Box>
-      <Text dimColor wrap="truncate-end">
-        {captured ? 'Esc back' : `${current.keys} · ? help · q quit`}
-      </Text>
+      </HintsProvider>
     </Box>
   );
 }

@@ -7,6 +7,8 @@ export interface StreamEvent {
   timestamp: string;
   /** The event's payload as sent (`{type, timestamp, data}`), for the inspector. */
   payload: unknown;
+  /** Part of the history the stream opened with (it happened before the UI opened), not a new arrival. */
+  history?: boolean;
 }
 
 export type ConnectionState =
@@ -37,6 +39,8 @@ export interface TuiBackend {
   request<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<T>;
   /** Follows the organization's live stream until `signal` aborts (reconnecting, resuming with Last-Event-ID). */
   follow(organizationId: string, handlers: StreamHandlers, signal: AbortSignal): Promise<void>;
+  /** Opens a link in the user's browser; false when it could not (the UI shows the link anyway). */
+  openUrl?(url: string): Promise<boolean>;
 }
 
 /** An Error's message, else its text. */

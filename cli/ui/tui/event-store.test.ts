@@ -37,4 +37,14 @@ describe('EventStore', () => {
     now = 61_000;
     expect(store.perMinute()).toBe(1);
   });
+
+  it('keeps the history a stream opens with, without counting it as arriving in the last minute', () => {
+    const store = new EventStore(1000, () => 0);
+    store.add({ ...event(1), history: true });
+    store.add({ ...event(2), history: true });
+    store.add(event(3));
+    expect(store.list().map((e) => e.id)).toEqual(['evt_3', 'evt_2', 'evt_1']);
+    expect(store.total).toBe(3);
+    expect(store.perMinute()).toBe(1);
+  });
 });

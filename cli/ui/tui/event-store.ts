@@ -31,7 +31,8 @@ export class EventStore {
     if (this.events.length > this.limit * 2) this.events = this.events.slice(-this.limit);
     this.counts.set(event.type, (this.counts.get(event.type) ?? 0) + 1);
     this.total += 1;
-    this.recent.push(this.now());
+    // History the stream opened with happened before now: it does not count as arriving this minute.
+    if (!event.history) this.recent.push(this.now());
     this.version += 1;
     return true;
   }

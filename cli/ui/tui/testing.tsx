@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
-import { App } from './App.js';
+import { App, tabKey } from './App.js';
 import type { ConnectionState, Organization, StreamEvent, StreamHandlers, TuiBackend } from './backend.js';
 
 export const KEY = { down: '\u001B[B', up: '\u001B[A', enter: '\r', escape: '\u001B', tab: '\t', right: '\u001B[C', backspace: '\u007F' } as const;
@@ -66,9 +66,18 @@ export async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-export function renderApp(backend: TuiBackend, options: { color?: boolean; organizations?: Organization[]; organizationId?: string } = {}) {
+/** Renders the app against a backend, on the Dashboard or on the tab named `tab`. */
+export function renderApp(backend: TuiBackend, options: { color?: boolean; organizations?: Organization[]; organizationId?: string; tab?: string; dashboardGapMs?: number } = {}) {
   return renderUi(
-    <App backend={backend} organizations={options.organizations ?? ORGS} organizationId={options.organizationId ?? options.organizations?.[0]?.id ?? 'org_A'} color={options.color ?? false} flushMs={5} />,
+    <App
+      backend={backend}
+      organizations={options.organizations ?? ORGS}
+      organizationId={options.organizationId ?? options.organizations?.[0]?.id ?? 'org_A'}
+      color={options.color ?? false}
+      flushMs={5}
+      initialTab={options.tab ? Number(tabKey(options.tab)) : undefined}
+      dashboardGapMs={options.dashboardGapMs ?? 20}
+    />,
   );
 }
 

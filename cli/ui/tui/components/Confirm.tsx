@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useRef } from 'react';
 import { useTheme } from '../theme.js';
@@ -14,6 +15,7 @@ export interface ConfirmProps {
 export function Confirm({ lines, onConfirm, onCancel }: ConfirmProps) {
   const theme = useTheme();
   const answered = useRef(false);
+  useHints('y/Enter yes · n/Esc no');
   useKeys((input, key) => {
     if (answered.current) return;
     if (input === 'y' || input === 'Y' || key.return) {

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useRef, useState } from 'react';
 import { printable } from '../key-chunks.js';
@@ -35,6 +36,7 @@ export function Form({ title, fields, onSubmit, onCancel, error, focusLast }: Fo
   // kept here, not on the values of the last render.
   const latest = useRef({ values, focus });
   const submitting = useRef(false);
+  useHints('↑/↓ move · ←/→ choose · Ctrl-S submit · Esc cancel');
   const moveTo = (next: number) => {
     latest.current.focus = next;
     setFocus(next);

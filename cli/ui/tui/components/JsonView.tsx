@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useMemo, useState } from 'react';
 import { useTheme, type Theme } from '../theme.js';
@@ -17,6 +18,7 @@ export function JsonView({ title, value, height, onClose }: JsonViewProps) {
   const visible = Math.max(1, height - 2);
   const last = Math.max(0, lines.length - visible);
   const [top, setTop] = useState(0);
+  useHints('↑/↓ PgUp/PgDn g/G scroll · Esc back');
   useKeys((input, key) => {
     if (key.escape || input === 'q' || key.return) return onClose();
     if (key.downArrow || input === 'j') setTop((t) => Math.min(last, t + 1));

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { moveSelection } from './Table.js';
 
@@ -21,6 +22,7 @@ export interface PickerProps {
 export function Picker({ title, items, onPick, onCancel, height }: PickerProps) {
   const [choice, setChoice] = useState(0);
   const picked = useRef(false);
+  useHints('↑/↓ choose · Enter pick · Esc cancel');
   useKeys((input, key) => {
     if (picked.current) return;
     if (key.escape) {

@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useRef, useState } from 'react';
 import { printable } from '../key-chunks.js';
@@ -24,6 +25,7 @@ export function TextField({ label, initial = '', onChange, onSubmit, onCancel, i
     setValueState(next);
   };
   const theme = useTheme();
+  useHints(isActive ? 'type · Backspace · Enter done · Esc cancel' : undefined);
   useKeys(
     (input, key) => {
       const value = latest.current;

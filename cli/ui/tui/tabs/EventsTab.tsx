@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useLayoutEffect, useMemo, useState } from 'react';
 import type { StreamEvent } from '../backend.js';
@@ -51,6 +52,7 @@ export function EventsTab({ store, version, height, setCaptured, backend, organi
     setFrozenAt(version);
   };
 
+  useHints(!filtering && !inspecting && !resending ? EVENTS_KEYS : undefined);
   useKeys(
     (input, key) => {
       if (input === 'p') {

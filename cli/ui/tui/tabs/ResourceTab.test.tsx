@@ -1,3 +1,4 @@
+import { tabKey } from '../App.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBackend, KEY, renderApp, until, type Sent } from '../testing.js';
 
@@ -61,7 +62,7 @@ describe('the Products tab', () => {
     const fake = store();
     const app = open(fake);
     await app.showing('● live');
-    await app.press('2');
+    await app.press(tabKey('Products'));
     const list = await app.showing('Pro plan');
     expect(list).toContain('15.00 USD');
     expect(list).toMatch(/Old plan.*archived/);
@@ -77,7 +78,7 @@ describe('the Products tab', () => {
   it('refuses to archive an archived product, and cancels an archive with n', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('2');
+    await app.press(tabKey('Products'));
     await app.showing('Pro plan');
     await app.press(KEY.down, 'a');
     await app.showing('“Old plan” is archived already.');
@@ -91,7 +92,7 @@ describe('the Products tab', () => {
   it('creates a product from the form', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('2');
+    await app.press(tabKey('Products'));
     await app.showing('Pro plan');
     await app.press('n');
     await app.showing('New product');
@@ -111,7 +112,7 @@ describe('editing a product', () => {
   it('starts from the product as it is, refuses an edit that changes nothing, and sends only what changed, once', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('2');
+    await app.press(tabKey('Products'));
     await app.showing('Pro plan');
     await app.press('e');
     const form = await app.showing('Edit product “Pro plan” (billed every month');
@@ -134,7 +135,7 @@ describe('the Discounts tab', () => {
   it('checks the form, shows the server’s refusal in it, and creates the discount once it is accepted', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('3');
+    await app.press(tabKey('Discounts'));
     await app.showing('No discounts yet');
     await app.press('n');
     await app.showing('New discount');
@@ -158,7 +159,7 @@ describe('the Discounts tab', () => {
   it('takes keys that arrive in one read (a paste, key repeat, SSH, a loaded machine) as the keys they are, and sends no control character', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('3');
+    await app.press(tabKey('Discounts'));
     await app.showing('No discounts yet');
     // One read each: the key that opens the form with the text after it; Backspace runs inside text; Ctrl-S after text.
     await app.press('nLaunch!!!\u007F\u007F\u007F');
@@ -177,7 +178,7 @@ describe('the Refunds tab', () => {
   it('shows orders with their refundable amount and refunds one after a confirmation saying what happens', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press('5');
+    await app.press(tabKey('Refunds'));
     const list = await app.showing('ada@example.com');
     expect(list).toMatch(/12\.00 USD\s+10\.00 USD\s+paid/);
     await app.press('f');
@@ -216,7 +217,7 @@ describe('the Webhooks and Deliveries tabs', () => {
     const fake = hooks();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
-    await app.press('6');
+    await app.press(tabKey('Webhooks'));
     const list = await app.showing('https://shop.example.com/hooks');
     expect(list).toContain('disabled (failing)');
     await app.press('s');
@@ -239,7 +240,7 @@ describe('the Webhooks and Deliveries tabs', () => {
     const fake = hooks();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
-    await app.press('6');
+    await app.press(tabKey('Webhooks'));
     await app.showing('https://shop.example.com/hooks');
     await app.press('d');
     const list = await app.showing('order.paid');

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { HttpMethod } from '../../../api/client.js';
@@ -59,7 +60,8 @@ export interface ResourceConfig {
 }
 
 export const resourceKeys = (config: ResourceConfig) =>
-  ['↑/↓ select', 'Enter details', ...config.actions.map((action) => `${action.key} ${action.label}`), 'r reload'].join(' · ');
+  // The tab's own actions first: the footer keeps what fits, from the start.
+  [...config.actions.map((action) => `${action.key} ${action.label}`), 'Enter details', 'r reload', '↑/↓ select'].join(' · ');
 
 type Mode =
   | { kind: 'list' }
@@ -131,6 +133,7 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
     }
   };
 
+  useHints(mode.kind === 'list' ? resourceKeys(config) : undefined);
   useKeys(
     (input, key) => {
       if (input === 'r') return void load();

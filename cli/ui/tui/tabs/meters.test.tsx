@@ -1,3 +1,4 @@
+import { tabKey } from '../App.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBackend, KEY, renderApp, until, type Sent } from '../testing.js';
 
@@ -32,7 +33,7 @@ describe('the Meters tab', () => {
     const fake = meters();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
-    await app.press('4');
+    await app.press(tabKey('Meters'));
     const list = await app.showing('Tokens');
     expect(list).toMatch(/Tokens\s+name eq "completion"\s+sum\(tokens\)\s+—/);
     expect(fake.sent.at(-1)!.path).toBe('/v1/meters/?organization_id=org_A&limit=100&sorting=-created_at');
@@ -66,7 +67,7 @@ describe('the Meters tab', () => {
     const fake = meters();
     const app = renderApp(fake.backend);
     cleanup = app.unmount;
-    await app.press('4');
+    await app.press(tabKey('Meters'));
     await app.showing('Tokens');
     await app.press('c');
     const chart = await app.showing('total 1,500.5');
@@ -109,7 +110,7 @@ describe('the Meters tab', () => {
     };
     const app = renderApp(backend);
     cleanup = app.unmount;
-    await app.press('4');
+    await app.press(tabKey('Meters'));
     await app.showing('Tokens');
     await app.press('a');
     await app.showing('Archive meter “Tokens”?');

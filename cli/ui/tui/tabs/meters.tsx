@@ -4,6 +4,7 @@ import { aggregation, whereClause } from '../../../resources/specs/meters.js';
 import { shortDate } from '../../record.js';
 import { messageOf, type TuiBackend } from '../backend.js';
 import { BarChart, formatQuantity } from '../components/BarChart.js';
+import { useHints } from '../hints.js';
 import { useKeys } from '../keys.js';
 import { useTheme } from '../theme.js';
 import type { ResourceConfig, Row } from './ResourceTab.js';
@@ -167,6 +168,7 @@ export function MeterChart({ meter, backend, height, close, now = Date.now }: Me
   const visible = chartHeight - 1;
   const last = Math.max(0, bars.length - visible);
   const shownTop = Math.min(top, last);
+  useHints('w/W window · i day/hour · ↑/↓ scroll · r reload · Esc back');
   useKeys((input, key) => {
     if (key.escape || key.return) return close();
     if (input === 'w') return setWindowIndex((w) => (w + 1) % WINDOWS.length);

@@ -28,7 +28,7 @@ describe('r on the Events tab', () => {
       { id: 'we_1', url: 'https://a.example.com/hook', format: 'raw', enabled: true, events: ['order.paid'] },
       { id: 'we_2', url: 'https://b.example.com/hook', format: 'slack', enabled: false, events: [] },
     ]);
-    const app = renderApp(fake.backend);
+    const app = renderApp(fake.backend, { tab: 'Events' });
     cleanup = app.unmount;
     await app.showing('● live');
     fake.emit({ ...anEvent('order.paid'), id: 'evt_resend' });
@@ -59,7 +59,7 @@ describe('r on the Events tab', () => {
 
   it('says so when the organization has no endpoint, and Esc leaves the choice without sending', async () => {
     const none = hooks([]);
-    const app = renderApp(none.backend);
+    const app = renderApp(none.backend, { tab: 'Events' });
     cleanup = app.unmount;
     await app.showing('● live');
     await app.press('r');
@@ -71,7 +71,7 @@ describe('r on the Events tab', () => {
     app.unmount();
 
     const one = hooks([{ id: 'we_1', url: 'https://a.example.com/hook', format: 'raw', enabled: true, events: [] }]);
-    const again = renderApp(one.backend);
+    const again = renderApp(one.backend, { tab: 'Events' });
     cleanup = again.unmount;
     await again.showing('● live');
     one.emit(anEvent('order.created'));

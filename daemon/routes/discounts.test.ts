@@ -71,6 +71,31 @@ describe('/v1/discounts', () => {
     expect(raw).not.toHaveProperty('basis_points');
   });
 
+  it('keeps an amount per currency, answering the organization currency’s as the deprecated amount and currency', async () => {
+    const polar = sdk(owner.token);
+    const created = await polar.discounts.create({ name: 'Everywhere', type: 'fixed', duration: 'forever', amounts: { eur: 900, usd: 1000, gbp: 800 }, organizationId });
+    // The organization charges in usd by default: that amount stands for the discount in the single-currency fields.
+    expect(created).toMatchObject({ amount: 1000, currency: 'usd', amounts: { eur: 900, usd: 1000, gbp: 800 } });
+    const raw = await (await v1(owner.token, 'GET', `/discounts/${created.id}`)).json();
+    expect(raw.amounts).toEqual({ eur: 900, gbp: 800, usd: 1000 });
+
+    // Without an amount in the default currency, the first currency in alphabetical order stands for it, as Polar's map.
+    const noUsd = await polar.discounts.create({ name: 'Europe', type: 'fixed', duration: 'once', amounts: { gbp: 800, eur: 900 }, organizationId });
+    expect(noUsd).toMatchObject({ amount: 900, currency: 'eur', amounts: { eur: 900, gbp: 800 } });
+
+    // amounts replaces the whole map; the deprecated amount with a currency makes it that one currency, as Polar does.
+    expect(await polar.discounts.update({ id: created.id, discountUpdate: { amounts: { usd: 1100, chf: 950 } } })).toMatchObject({ amount: 1100, currency: 'usd', amounts: { usd: 1100, chf: 950 } });
+    const single = await polar.discounts.update({ id: created.id, discountUpdate: { amount: 700, currency: 'eur' } });
+    expect(single).toMatchObject({ amount: 700, currency: 'eur', amounts: { eur: 700 } });
+    expect(await daemon.db('discount_amounts').where({ discount_id: created.id })).toEqual([{ discount_id: created.id, currency: 'eur', amount: expect.anything() }]);
+
+    await daemon.db.transaction((trx) => claimRedemption(trx, created.id));
+    const refused = await polar.discounts.update({ id: created.id, discountUpdate: { amounts: { eur: 700, usd: 800 } } }).catch((e: unknown) => e);
+    expect((refused as HTTPValidationError).detail?.map((d) => d.loc)).toEqual([['body', 'amounts']]);
+    // Sending the amounts it already has is no change.
+    expect(await polar.discounts.update({ id: created.id, discountUpdate: { amounts: { eur: 700 }, name: 'Still' } })).toMatchObject({ name: 'Still', amounts: { eur: 700 } });
+  });
+
   it('stores starts_at, ends_at, max_redemptions and metadata and answers them with offsets', async () => {
     const created = await sdk(owner.token).discounts.create({
       name: 'Window',
@@ -127,11 +152,14 @@ describe('/v1/discounts', () => {
       [{ ...base, type: 'percentage', duration: 'once', basis_points: 0 }, ['body', 'basis_points']],
       [{ ...base, type: 'percentage', duration: 'once', basis_points: 10001 }, ['body', 'basis_points']],
       [{ ...base, type: 'percentage', duration: 'once' }, ['body', 'basis_points']],
-      [{ ...base, type: 'fixed', duration: 'once' }, ['body', 'amount']],
+      [{ ...base, type: 'fixed', duration: 'once' }, ['body', 'amounts']],
+      [{ ...base, type: 'fixed', duration: 'once', amount: 100, amounts: { usd: 100 } }, ['body', 'amounts']],
+      [{ ...base, type: 'fixed', duration: 'once', amounts: {} }, ['body', 'amounts']],
+      [{ ...base, type: 'fixed', duration: 'once', amounts: { usd: -1 } }, ['body', 'amounts', 'usd']],
       [{ ...base, type: 'fixed', duration: 'once', amount: -1 }, ['body', 'amount']],
       [{ ...base, type: 'fixed', duration: 'once', amount: 1.5 }, ['body', 'amount']],
       [{ ...base, type: 'fixed', duration: 'once', amount: 100, currency: 'USD' }, ['body', 'currency']],
-      [{ ...base, type: 'fixed', duration: 'once', amounts: { usd: 100, eur: 90 } }, ['body', 'amounts']],
+      [{ ...base, type: 'fixed', duration: 'once', amounts: { USD: 100 } }, ['body', 'amounts']],
       [{ ...base, type: 'bogus', duration: 'once' }, ['body', 'type']],
       [{ ...base, type: 'percentage', duration: 'weekly', basis_points: 100 }, ['body', 'duration']],
       [{ ...base, type: 'percentage', duration: 'once', basis_points: 100, code: 'AB' }, ['body', 'code']],

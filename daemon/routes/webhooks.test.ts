@@ -59,6 +59,17 @@ describe('/v1/webhooks', () => {
     expect((await polar.webhooks.listWebhookEndpoints({ organizationId, limit: 100 })).result.items.map((e) => e.id)).not.toContain(created.id);
   });
 
+  it('takes every SDK event type Till produces, checkout.expired and subscription.past_due included, and refuses those of features it lacks', async () => {
+    const polar = sdk(owner.token);
+    const created = await polar.webhooks.createWebhookEndpoint({ url: 'https://hooks.example.com/late', format: 'raw', events: ['checkout.expired', 'subscription.past_due'], organizationId });
+    expect(created.events).toEqual(['checkout.expired', 'subscription.past_due']);
+    for (const lacking of ['subscription.paused', 'customer_seat.assigned', 'member.created']) {
+      const res = await v1(owner.token, 'POST', '/webhooks/endpoints', { url: 'https://hooks.example.com/x', format: 'raw', events: [lacking], organization_id: organizationId });
+      expect(res.status, lacking).toBe(422);
+      expect((await res.json()).detail[0].loc.slice(0, 2)).toEqual(['body', 'events']);
+    }
+  });
+
   it('keeps a secret the caller gives, and refuses one shorter than 32 characters', async () => {
     const given = `whsec_${'k'.repeat(40)}`;
     const res = await v1(owner.token, 'POST', '/webhooks/endpoints', { url: 'https://hooks.example.com/given', format: 'raw', events: [], secret: given, organization_id: organizationId });

@@ -28,7 +28,7 @@ describe('till webhooks, scripted with --json', () => {
 
     const updated = await tillJson(['webhooks', 'update', created.id, '--enabled', 'false', '--format', 'slack', '--event', 'all'], acme.env);
     expect(updated).toMatchObject({ enabled: false, format: 'slack', disabled_reason: 'Disabled through the API.' });
-    expect(updated.events).toHaveLength(27);
+    expect(updated.events).toHaveLength(29);
 
     const rotated = await tillJson(['webhooks', 'rotate-secret', created.id], acme.env);
     expect(rotated.secret).toMatch(/^whsec_/);

@@ -1,5 +1,6 @@
 import { CoreError } from '../../errors.js';
-import type { StoredDiscount } from '../discounts/schema.js';
+import { fixedAmountIn, type StoredDiscount } from '../discounts/schema.js';
+import { discountTerms } from '../pricing/discount-terms.js';
 import type { Price, Product } from '../products/schema.js';
 import { computeAmounts, type Amounts } from '../pricing/amounts.js';
 import { formatAmount } from '../shared/currencies.js';
@@ -68,7 +69,9 @@ export function discountIssue(discount: StoredDiscount, purchase: { now: Date; p
   const availability = (message: string) => ({ kind: 'availability' as const, message });
   if (isFreePrice(purchase.price)) return scope('A discount cannot apply to a free price.');
   if (discount.productIds.length && !discount.productIds.includes(purchase.productId)) return scope('This discount does not apply to this product.');
-  if (discount.type === 'fixed' && discount.currency !== purchase.currency) return scope(`This discount is in ${discount.currency.toUpperCase()}, the checkout in ${purchase.currency.toUpperCase()}.`);
+  if (discount.type === 'fixed' && fixedAmountIn(discount, purchase.currency) === undefined) {
+    return scope(`This discount has no amount in ${purchase.currency.toUpperCase()}, the checkout's currency (it has ${currencyList(discount.amounts)}).`);
+  }
   if (discount.startsAt && purchase.now < discount.startsAt) return availability('This discount is not valid yet.');
   if (discount.endsAt && purchase.now >= discount.endsAt) return availability('This discount has expired.');
   if (discount.maxRedemptions !== null && discount.redemptionsCount >= discount.maxRedemptions) return availability('This discount has been fully redeemed.');
@@ -78,11 +81,9 @@ export function discountIssue(discount: StoredDiscount, purchase: { now: Date; p
 /** The message of discountIssue, or null. */
 export const discountProblem = (discount: StoredDiscount, purchase: Parameters<typeof discountIssue>[1]): string | null => discountIssue(discount, purchase)?.message ?? null;
 
-/** The checkout's amounts: the one call to computeAmounts for a checkout. */
-export function checkoutAmounts(subtotalAmount: number, discount: StoredDiscount | null, taxBasisPoints: number): Amounts {
-  return computeAmounts({
-    subtotalAmount,
-    discount: discount === null ? null : discount.type === 'fixed' ? { type: 'fixed', amount: discount.amount, currency: discount.currency } : { type: 'percentage', basisPoints: discount.basisPoints },
-    taxBasisPoints,
-  });
+const currencyList = (amounts: Record<string, number>) => Object.keys(amounts).sort().map((c) => c.toUpperCase()).join(', ');
+
+/** The checkout's amounts, a fixed discount taking off its amount in the checkout's currency: the one call to computeAmounts for a checkout. */
+export function checkoutAmounts(subtotalAmount: number, currency: string, discount: StoredDiscount | null, taxBasisPoints: number): Amounts {
+  return computeAmounts({ subtotalAmount, discount: discountTerms(discount, currency), taxBasisPoints });
 }

@@ -1,5 +1,6 @@
 import type { Address } from '../customers/address.js';
 import type { StoredDiscount } from '../discounts/schema.js';
+import { serializeDiscountTerms } from '../discounts/serialize.js';
 import { serializeCustomField } from '../custom-fields/serialize.js';
 import { serializeFile } from '../files/serialize.js';
 import { serializePrice, serializeProductBase } from '../products/serialize.js';
@@ -45,9 +46,7 @@ function serializeCheckoutDiscount(discount: StoredDiscount) {
     duration: discount.duration,
     ...(discount.duration === 'repeating' ? { duration_in_months: discount.durationInMonths } : {}),
     type: discount.type,
-    ...(discount.type === 'fixed'
-      ? { amount: discount.amount, currency: discount.currency, amounts: { [discount.currency]: discount.amount } }
-      : { basis_points: discount.basisPoints }),
+    ...serializeDiscountTerms(discount),
   };
 }
 

@@ -112,12 +112,12 @@ async function settle(trx: Executor, now: Date, next: StoredCheckout, discountCh
     productPriceId: price.id,
     currency: price.priceCurrency,
     discountId: discount?.id ?? null,
-    amounts: checkoutAmounts(subtotal, discount, taxBasisPoints),
+    amounts: checkoutAmounts(subtotal, price.priceCurrency, discount, taxBasisPoints),
   };
 }
 
-/** Records checkout.created/updated with the checkout as the API shows it, in the transaction of the change. */
-export async function announceCheckout(trx: Knex.Transaction, clock: Clock, baseUrl: string, checkout: Checkout, type: 'checkout.created' | 'checkout.updated') {
+/** Records checkout.created/updated/expired with the checkout as the API shows it, in the transaction of the change. */
+export async function announceCheckout(trx: Knex.Transaction, clock: Clock, baseUrl: string, checkout: Checkout, type: 'checkout.created' | 'checkout.updated' | 'checkout.expired') {
   await recordEvent(trx, clock, { organizationId: checkout.organizationId, type, data: serializeCheckout(checkout, baseUrl) });
 }
 

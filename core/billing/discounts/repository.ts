@@ -3,19 +3,26 @@ import { fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, toDbJson, toDbTime
 import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
-import type { DiscountDuration, StoredDiscount } from './schema.js';
+import type { CurrencyAmounts, DiscountDuration, StoredDiscount } from './schema.js';
 import { isUniqueViolation } from '../../db/sql.js';
 import { dialectOf } from '../../db/database.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'discounts';
 const PRODUCTS = 'discount_products';
+const AMOUNTS = 'discount_amounts';
 
 /** Codes are unique and looked up case-insensitively: this is the form they are compared in. */
 export const codeKey = (code: string): string => code.toUpperCase();
 
-/** A discounts row as a StoredDiscount (`productIds` from discount_products; empty where a caller needs none). */
-export function toStoredDiscount(row: Record<string, unknown>, productIds: string[]): StoredDiscount {
+/** What a discounts row is read with: its products, its amounts per currency, its organization's default currency. */
+interface Related {
+  productIds: string[];
+  amounts: CurrencyAmounts;
+  organizationCurrency: string;
+}
+
+function toStoredDiscount(row: Record<string, unknown>, related: Related): StoredDiscount {
   const common = {
     id: String(row.id),
     organizationId: String(row.organization_id),
@@ -28,12 +35,13 @@ export function toStoredDiscount(row: Record<string, unknown>, productIds: strin
     maxRedemptions: row.max_redemptions === null ? null : fromDbInt(row.max_redemptions),
     redemptionsCount: fromDbInt(row.redemptions_count),
     metadata: fromDbJson<Metadata>(row.metadata),
-    productIds,
+    productIds: related.productIds,
+    organizationCurrency: related.organizationCurrency,
     createdAt: fromDbTime(row.created_at),
     modifiedAt: fromDbTimeOrNull(row.modified_at),
   };
   return row.type === 'fixed'
-    ? { ...common, type: 'fixed', amount: fromDbInt(row.amount), currency: String(row.currency) }
+    ? { ...common, type: 'fixed', amounts: related.amounts }
     : { ...common, type: 'percentage', basisPoints: fromDbInt(row.basis_points) };
 }
 
@@ -46,8 +54,9 @@ function toRow(discount: StoredDiscount) {
     type: discount.type,
     duration: discount.duration,
     duration_in_months: discount.durationInMonths,
-    amount: discount.type === 'fixed' ? discount.amount : null,
-    currency: discount.type === 'fixed' ? discount.currency : null,
+    // Superseded by discount_amounts (0038).
+    amount: null,
+    currency: null,
     basis_points: discount.type === 'percentage' ? discount.basisPoints : null,
     starts_at: toDbTimeOrNull(discount.startsAt),
     ends_at: toDbTimeOrNull(discount.endsAt),
@@ -63,6 +72,40 @@ async function productIdsOf(db: Executor, discountIds: readonly string[]): Promi
   const rows = await db(PRODUCTS).whereIn('discount_id', discountIds).orderBy(['discount_id', 'position']).select('discount_id', 'product_id');
   for (const row of rows) byDiscount.get(row.discount_id)?.push(row.product_id);
   return byDiscount;
+}
+
+/** Reads discounts rows whole, three look-ups for the lot; one after another, as inside a transaction they must. */
+async function hydrate(db: Executor, rows: Record<string, unknown>[]): Promise<StoredDiscount[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => String(row.id));
+  const products = await productIdsOf(db, ids);
+  const amounts = new Map<string, CurrencyAmounts>(ids.map((id) => [id, {}]));
+  for (const row of await db(AMOUNTS).whereIn('discount_id', ids).orderBy(['discount_id', 'currency'])) {
+    amounts.get(row.discount_id)![row.currency] = fromDbInt(row.amount);
+  }
+  const organizationIds = [...new Set(rows.map((row) => String(row.organization_id)))];
+  const settings = await db('organization_settings').whereIn('organization_id', organizationIds).select('organization_id', 'default_presentment_currency');
+  const currencies = new Map<string, string>(settings.map((row: { organization_id: string; default_presentment_currency: string | null }) => [row.organization_id, row.default_presentment_currency ?? 'usd']));
+  return rows.map((row) =>
+    toStoredDiscount(row, {
+      productIds: products.get(String(row.id)) ?? [],
+      amounts: amounts.get(String(row.id)) ?? {},
+      organizationCurrency: currencies.get(String(row.organization_id)) ?? 'usd',
+    }),
+  );
+}
+
+/** Discounts by id, deleted ones included (orders and subscriptions keep pointing at what they redeemed). */
+export async function findDiscountsByIds(db: Executor, ids: readonly string[]): Promise<StoredDiscount[]> {
+  return ids.length ? hydrate(db, await db(TABLE).whereIn('id', ids)) : [];
+}
+
+async function writeAmounts(trx: Knex.Transaction, discount: StoredDiscount) {
+  await trx(AMOUNTS).where({ discount_id: discount.id }).delete();
+  if (discount.type === 'fixed') {
+    const rows = Object.entries(discount.amounts).map(([currency, amount]) => ({ discount_id: discount.id, currency, amount }));
+    if (rows.length) await trx(AMOUNTS).insert(rows);
+  }
 }
 
 async function writeProducts(trx: Knex.Transaction, discountId: string, productIds: readonly string[]) {
@@ -85,6 +128,7 @@ export async function insertDiscount(trx: Knex.Transaction, discount: StoredDisc
     throw error;
   }
   await writeProducts(trx, discount.id, discount.productIds);
+  await writeAmounts(trx, discount);
   return true;
 }
 
@@ -97,6 +141,7 @@ export async function saveDiscount(trx: Knex.Transaction, discount: StoredDiscou
     throw error;
   }
   await writeProducts(trx, discount.id, discount.productIds);
+  await writeAmounts(trx, discount);
   return true;
 }
 
@@ -108,13 +153,13 @@ export async function findDiscount(db: Executor, id: string, organizationIds: re
   const query = db(TABLE).where({ id }).whereIn('organization_id', organizationIds).whereNull('deleted_at');
   if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
   const row = await query.first();
-  return row ? toStoredDiscount(row, (await productIdsOf(db, [row.id])).get(row.id) ?? []) : undefined;
+  return row ? (await hydrate(db, [row]))[0] : undefined;
 }
 
 /** The live discount an organization gives out under a code, whatever its case. */
 export async function findDiscountByCode(db: Executor, organizationId: string, code: string): Promise<StoredDiscount | undefined> {
   const row = await db(TABLE).where({ organization_id: organizationId, code_key: codeKey(code) }).whereNull('deleted_at').first();
-  return row ? toStoredDiscount(row, (await productIdsOf(db, [row.id])).get(row.id) ?? []) : undefined;
+  return row ? (await hydrate(db, [row]))[0] : undefined;
 }
 
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', name: 'name', code: 'code_key', redemptions_count: 'redemptions_count', ends_at: 'ends_at' };
@@ -140,8 +185,7 @@ export async function listDiscounts(
   const query = scoped();
   for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
   const rows = await query.orderBy('id').limit(page.limit).offset(offsetOf(page));
-  const products = await productIdsOf(db, rows.map((row) => row.id));
-  return { items: rows.map((row) => toStoredDiscount(row, products.get(row.id) ?? [])), totalCount: Number(count) };
+  return { items: await hydrate(db, rows), totalCount: Number(count) };
 }
 
 /** Soft delete: the row stays for the orders that redeemed it, and its code is free again. */

@@ -20,10 +20,8 @@ const Currency = z.enum(CURRENCIES, { error: 'Use a lowercase ISO 4217 code Till
 const BasisPoints = z.number().int().min(1).max(10_000);
 const DurationInMonths = z.number().int().min(1).max(999);
 
-/** The deprecated single-currency form and the multi-currency `amounts`; Till keeps one currency per discount. */
-const Amounts = z
-  .partialRecord(Currency, Amount)
-  .refine((amounts) => Object.keys(amounts).length === 1, 'Give the amount in exactly one currency');
+/** Polar's multi-currency form: an amount per currency, at least one (the single `amount`/`currency` is deprecated). */
+const Amounts = z.partialRecord(Currency, Amount).refine((amounts) => Object.keys(amounts).length >= 1, 'Give an amount in at least one currency');
 
 const Common = {
   name: z.string().trim().min(1).max(256),
@@ -56,6 +54,15 @@ export function windowIssues(startsAt: Date | null | undefined, endsAt: Date | n
   return startsAt && endsAt && startsAt >= endsAt ? [{ path: ['ends_at'], message: 'starts_at must be before ends_at' }] : [];
 }
 
+/** Polar takes the amount in one form or the other, never both; a create needs one of them. */
+function amountFormIssues(input: { amount?: number | null; amounts?: object | null }, required: boolean): Issue[] {
+  const hasAmount = input.amount !== null && input.amount !== undefined;
+  const hasAmounts = input.amounts !== null && input.amounts !== undefined;
+  if (hasAmount && hasAmounts) return [{ path: ['amounts'], message: 'Cannot specify both `amount` and `amounts`.' }];
+  if (required && !hasAmount && !hasAmounts) return [{ path: ['amounts'], message: 'Must specify either `amount` or `amounts`.' }];
+  return [];
+}
+
 const FixedCreate = z.object({
   ...Common,
   type: z.literal('fixed'),
@@ -69,9 +76,7 @@ const PercentageCreate = z.object({ ...Common, type: z.literal('percentage'), ba
 /** POST /v1/discounts: `type` picks the fixed or the percentage form. */
 export const DiscountCreate = z.discriminatedUnion('type', [FixedCreate, PercentageCreate]).superRefine((input, ctx) => {
   const issues = [...durationIssues(input.duration, input.duration_in_months), ...windowIssues(input.starts_at, input.ends_at)];
-  if (input.type === 'fixed' && (input.amount === null || input.amount === undefined) && !input.amounts) {
-    issues.push({ path: ['amount'], message: 'Field required: amount (with currency) or amounts' });
-  }
+  if (input.type === 'fixed') issues.push(...amountFormIssues(input, true));
   for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
 });
 export type DiscountCreate = z.infer<typeof DiscountCreate>;
@@ -95,14 +100,22 @@ export const DiscountUpdate = z.object({
   basis_points: BasisPoints.nullish(),
   products: Common.products,
   metadata: Metadata.optional(),
+}).superRefine((input, ctx) => {
+  for (const issue of amountFormIssues(input, false)) ctx.addIssue({ code: 'custom', ...issue });
 });
 export type DiscountUpdate = z.infer<typeof DiscountUpdate>;
 
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];
 export type DiscountDuration = (typeof DISCOUNT_DURATIONS)[number];
 
-/** What a discount takes off: an amount in one currency, or a share in basis points (1/100 of a percent). */
-export type DiscountTerms = { type: 'fixed'; amount: number; currency: string } | { type: 'percentage'; basisPoints: number };
+/** An amount per lowercase currency, in minor units. */
+export type CurrencyAmounts = Record<string, number>;
+
+/**
+ * What a discount takes off: an amount in each of its currencies (a purchase in another currency cannot use it),
+ * or a share in basis points (1/100 of a percent).
+ */
+export type DiscountTerms = { type: 'fixed'; amounts: CurrencyAmounts } | { type: 'percentage'; basisPoints: number };
 
 /** A product a discount is restricted to: the product's own fields, without prices, benefits or media. */
 export type DiscountProduct = StoredProduct;
@@ -122,9 +135,25 @@ export type StoredDiscount = DiscountTerms & {
   redemptionsCount: number;
   metadata: Metadata;
   productIds: string[];
+  /** The organization's default presentment currency: which amount the deprecated `amount`/`currency` show. */
+  organizationCurrency: string;
   createdAt: Date;
   modifiedAt: Date | null;
 };
+
+/** What a fixed discount takes off in a currency; undefined when it has no amount there. */
+export function fixedAmountIn(discount: DiscountTerms, currency: string): number | undefined {
+  return discount.type === 'fixed' ? discount.amounts[currency] : undefined;
+}
+
+/**
+ * The deprecated single `amount`/`currency` Polar still answers: the amount in the organization's default currency
+ * when the discount has one, else its first currency (Polar's JSONB map, whose keys come out in alphabetical order).
+ */
+export function legacyAmount(amounts: CurrencyAmounts, organizationCurrency: string): { amount: number; currency: string } {
+  const currency = organizationCurrency in amounts ? organizationCurrency : Object.keys(amounts).sort()[0];
+  return { amount: amounts[currency], currency };
+}
 
 /** A discount with the products it is restricted to (none: it applies to every product). */
 export type Discount = StoredDiscount & { products: DiscountProduct[] };

@@ -1,5 +1,15 @@
 import { serializeProductBase } from '../products/serialize.js';
-import type { Discount } from './schema.js';
+import { legacyAmount, type Discount, type DiscountTerms } from './schema.js';
+
+/**
+ * A discount's terms as Polar writes them, in every API version: a fixed discount's `amounts` per currency and,
+ * deprecated but still required by the SDKs, one `amount`/`currency` of them; a percentage one's `basis_points`.
+ */
+export function serializeDiscountTerms(discount: DiscountTerms & { organizationCurrency: string }) {
+  if (discount.type === 'percentage') return { basis_points: discount.basisPoints };
+  const amounts = Object.fromEntries(Object.entries(discount.amounts).sort(([a], [b]) => a.localeCompare(b)));
+  return { ...legacyAmount(amounts, discount.organizationCurrency), amounts };
+}
 
 /**
  * The Discount of Polar's API (the one place its wire shape is written). The SDK tells the four shapes
@@ -17,9 +27,7 @@ export function serializeDiscount(discount: Discount) {
     type: discount.type,
     duration: discount.duration,
     ...(discount.duration === 'repeating' ? { duration_in_months: discount.durationInMonths } : {}),
-    ...(discount.type === 'fixed'
-      ? { amount: discount.amount, currency: discount.currency, amounts: { [discount.currency]: discount.amount } }
-      : { basis_points: discount.basisPoints }),
+    ...serializeDiscountTerms(discount),
     starts_at: discount.startsAt?.toISOString() ?? null,
     ends_at: discount.endsAt?.toISOString() ?? null,
     max_redemptions: discount.maxRedemptions,

@@ -6,7 +6,7 @@ import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import { findProductsByIds } from '../products/repository.js';
 import { deleteDiscount as deleteRow, findDiscount, insertDiscount, listDiscounts as listRows, saveDiscount } from './repository.js';
-import { windowIssues, type Discount, type DiscountCreate, type DiscountProduct, type DiscountTerms, type DiscountUpdate, type StoredDiscount } from './schema.js';
+import { legacyAmount, windowIssues, type CurrencyAmounts, type Discount, type DiscountCreate, type DiscountProduct, type DiscountTerms, type DiscountUpdate, type StoredDiscount } from './schema.js';
 
 /** The organizations a caller may read in, and those it may also change things in. */
 export interface Access {
@@ -38,12 +38,17 @@ async function productsOf(db: Database, organizationId: string, ids: readonly st
   return [...new Set(ids)];
 }
 
-/** The fixed amount of a create or update: `amount` (with `currency`, else `fallback`) or the one entry of `amounts`. */
-function fixedAmount(input: { amount?: number | null; currency?: string | null; amounts?: Record<string, number> | null }, fallback: string) {
-  if (input.amount !== null && input.amount !== undefined) return { amount: input.amount, currency: input.currency ?? fallback };
-  const [entry] = Object.entries(input.amounts ?? {});
-  return entry ? { amount: entry[1], currency: entry[0] } : undefined;
+/**
+ * The amounts a create or update gives a fixed discount: `amounts` as sent, or the deprecated `amount` in `currency`
+ * (else `fallback`) as a one-currency map, as Polar turns it into one; undefined when it gives neither.
+ */
+function fixedAmounts(input: { amount?: number | null; currency?: string | null; amounts?: Partial<Record<string, number>> | null }, fallback: string): CurrencyAmounts | undefined {
+  if (input.amount !== null && input.amount !== undefined) return { [input.currency ?? fallback]: input.amount };
+  if (!input.amounts) return undefined;
+  return Object.fromEntries(Object.entries(input.amounts).filter((entry): entry is [string, number] => entry[1] !== undefined));
 }
+
+const sameAmounts = (a: CurrencyAmounts, b: CurrencyAmounts) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([currency, amount]) => b[currency] === amount);
 
 export async function getDiscount(db: Database, readable: ReadonlySet<string>, id: string): Promise<Discount> {
   const found = await findDiscount(db, id, [...readable]);
@@ -64,7 +69,7 @@ export async function listDiscounts(
 export async function createDiscount(db: Database, clock: Clock, organizationId: string, input: DiscountCreate): Promise<Discount> {
   return db.transaction(async (trx) => {
     // The schema has made sure a fixed discount has an amount in one form or the other.
-    const terms: DiscountTerms = input.type === 'fixed' ? { type: 'fixed', ...fixedAmount(input, 'usd')! } : { type: 'percentage', basisPoints: input.basis_points };
+    const terms: DiscountTerms = input.type === 'fixed' ? { type: 'fixed', amounts: fixedAmounts(input, 'usd')! } : { type: 'percentage', basisPoints: input.basis_points };
     const discount: StoredDiscount = {
       ...terms,
       id: newId(),
@@ -79,17 +84,19 @@ export async function createDiscount(db: Database, clock: Clock, organizationId:
       redemptionsCount: 0,
       metadata: input.metadata ?? {},
       productIds: await productsOf(trx, organizationId, input.products ?? []),
+      organizationCurrency: 'usd', // read back below
       createdAt: clock.now(),
       modifiedAt: null,
     };
     if (!(await insertDiscount(trx, discount))) throw codeTaken();
-    return (await withProducts(trx, [discount]))[0];
+    return (await withProducts(trx, [(await findDiscount(trx, discount.id, [organizationId]))!]))[0];
   });
 }
 
-function changedTerms(current: DiscountTerms, next: DiscountTerms): string[] {
+function changedTerms(current: DiscountTerms, next: DiscountTerms, input: DiscountUpdate): string[] {
   if (current.type === 'fixed' && next.type === 'fixed') {
-    return [...(next.amount !== current.amount ? ['amount'] : []), ...(next.currency !== current.currency ? ['currency'] : [])];
+    if (sameAmounts(current.amounts, next.amounts)) return [];
+    return input.amounts ? ['amounts'] : ['amount'];
   }
   return current.type === 'percentage' && next.type === 'percentage' && next.basisPoints !== current.basisPoints ? ['basis_points'] : [];
 }
@@ -100,10 +107,10 @@ function nextTerms(current: StoredDiscount, input: DiscountUpdate): { terms: Dis
   if (input.type && input.type !== current.type) issues.push(issue(['type'], 'Type cannot be changed.'));
   const terms: DiscountTerms =
     current.type === 'fixed'
-      ? { type: 'fixed', ...(fixedAmount(input, current.currency) ?? { amount: current.amount, currency: input.currency ?? current.currency }) }
+      ? { type: 'fixed', amounts: fixedAmounts(input, legacyAmount(current.amounts, current.organizationCurrency).currency) ?? current.amounts }
       : { type: 'percentage', basisPoints: input.basis_points ?? current.basisPoints };
   if (current.redemptionsCount > 0) {
-    for (const field of changedTerms(current, terms)) issues.push(issue([field], 'This field cannot be changed because the discount has already been redeemed.'));
+    for (const field of changedTerms(current, terms, input)) issues.push(issue([field], 'This field cannot be changed because the discount has already been redeemed.'));
   }
   return { terms, issues };
 }

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Customer } from '../customers/schema.js';
 import { toCustomer } from '../customers/repository.js';
 import type { StoredDiscount } from '../discounts/schema.js';
-import { toStoredDiscount } from '../discounts/repository.js';
+import { findDiscountsByIds } from '../discounts/repository.js';
 import { toSubscription } from '../subscriptions/repository.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { findProductsByIds } from '../products/repository.js';
@@ -34,7 +34,7 @@ export async function loadRelations(db: Executor, orders: readonly StoredOrder[]
   const organizationIds = unique(orders.map((o) => o.organizationId));
   const customersOf = async () => (customerIds.length ? await db('customers').whereIn('id', customerIds) : []);
   const productsOf = async () => (productIds.length ? await findProductsByIds(db, productIds) : []);
-  const discountsOf = async () => (discountIds.length ? await db('discounts').whereIn('id', discountIds) : []);
+  const discountsOf = () => findDiscountsByIds(db, discountIds);
   const subscriptionsOf = async () => (subscriptionIds.length ? await db('subscriptions').whereIn('id', subscriptionIds) : []);
   const organizationsOf = async () => (organizationIds.length ? await db('organization').whereIn('id', organizationIds).select('id', 'name', 'slug') : []);
   // A transaction is one connection: its queries go one after another (pg refuses a query while another runs on the
@@ -46,7 +46,7 @@ export async function loadRelations(db: Executor, orders: readonly StoredOrder[]
   return {
     customers: new Map(customers.map((row: Record<string, unknown>) => [String(row.id), toCustomer(row)])),
     products: new Map(products.map((p) => [p.id, p])),
-    discounts: new Map(discounts.map((row: Record<string, unknown>) => [String(row.id), toStoredDiscount(row, [])])),
+    discounts: new Map(discounts.map((d) => [d.id, d])),
     subscriptions: new Map(subscriptions.map((row: Record<string, unknown>) => [String(row.id), toSubscription(row, [])])),
     organizations: new Map(organizations.map((row: { id: string; name: string; slug: string }) => [row.id, { id: row.id, name: row.name, slug: row.slug }])),
   };

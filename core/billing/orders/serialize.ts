@@ -1,6 +1,7 @@
 import { serializeCustomer } from '../customers/serialize.js';
 import { serializeProductBase } from '../products/serialize.js';
 import type { StoredDiscount } from '../discounts/schema.js';
+import { serializeDiscountTerms } from '../discounts/serialize.js';
 import type { EmbeddedSubscription, OrderRelations } from './relations.js';
 import { refundableAmount, refundableTaxAmount, type StoredOrder } from './schema.js';
 
@@ -27,9 +28,7 @@ function serializeDiscountBase(discount: StoredDiscount) {
     type: discount.type,
     duration: discount.duration,
     ...(discount.duration === 'repeating' ? { duration_in_months: discount.durationInMonths } : {}),
-    ...(discount.type === 'fixed'
-      ? { amount: discount.amount, currency: discount.currency, amounts: { [discount.currency]: discount.amount } }
-      : { basis_points: discount.basisPoints }),
+    ...serializeDiscountTerms(discount),
     starts_at: iso(discount.startsAt),
     ends_at: iso(discount.endsAt),
     max_redemptions: discount.maxRedemptions,

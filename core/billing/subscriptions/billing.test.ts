@@ -93,6 +93,10 @@ describe('subscription billing on the organization clock', () => {
     expect(await findJob(database.db, RENEW_JOB, id)).toBeUndefined();
     const types = (await listEvents(database.db, world.organizationId)).map((e) => e.payload.type).filter((t) => t.startsWith('subscription.'));
     expect(types.slice(-3)).toEqual(['subscription.updated', 'subscription.canceled', 'subscription.revoked']);
+    // subscription.past_due comes once, with the update of the first declined renewal, not with each retry.
+    const pastDue = types.indexOf('subscription.past_due');
+    expect(types.filter((t) => t === 'subscription.past_due')).toHaveLength(1);
+    expect(types[pastDue - 1]).toBe('subscription.updated');
   });
 
   it('becomes active again when a dunning retry goes through, and renews on its period after that', async () => {
@@ -107,6 +111,9 @@ describe('subscription billing on the organization clock', () => {
     await database.db('subscriptions').where({ id }).update({ payment_method_id: good.id });
     await advance(world.organizationId, new Date('2026-03-02T12:00:00.000Z'));
     expect(await findSubscription(database.db, id, 'any')).toMatchObject({ status: 'active', pastDueAt: null, dunningAttempts: 0, cycle: 1 });
+    const types = (await listEvents(database.db, world.organizationId)).map((e) => e.payload.type).filter((t) => t.startsWith('subscription.'));
+    expect(types.slice(-2)).toEqual(['subscription.updated', 'subscription.active']);
+    expect(types.filter((t) => t === 'subscription.past_due')).toHaveLength(1);
     expect((await ordersOf(id)).map((o) => o.status)).toEqual(['paid']);
     await advance(world.organizationId, new Date('2026-03-31T12:00:00.000Z'));
     expect((await ordersOf(id)).map((o) => o.status)).toEqual(['paid', 'paid']);

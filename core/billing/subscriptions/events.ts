@@ -9,7 +9,8 @@ import { serializeSubscription } from './serialize.js';
 /**
  * The webhook events a change of a subscription makes, in Polar's order: subscription.created or .updated,
  * then what the change means — .active when it starts being paid for, .canceled when it is set to end (or ends
- * without having been set to), .uncanceled when that is taken back, .revoked when it ends for good.
+ * without having been set to), .uncanceled when that is taken back, .past_due when a renewal's charge is declined,
+ * .revoked when it ends for good.
  */
 export function eventTypesOf(previous: Subscription | null, next: Subscription): WebhookEventType[] {
   if (previous === null) return next.status === 'active' ? ['subscription.created', 'subscription.active'] : ['subscription.created'];
@@ -18,6 +19,7 @@ export function eventTypesOf(previous: Subscription | null, next: Subscription):
   const ended = next.status === 'canceled' && previous.status !== 'canceled';
   if ((next.cancelAtPeriodEnd && !previous.cancelAtPeriodEnd) || (ended && !previous.cancelAtPeriodEnd)) types.push('subscription.canceled');
   if (previous.cancelAtPeriodEnd && !next.cancelAtPeriodEnd && !ended) types.push('subscription.uncanceled');
+  if (next.status === 'past_due' && previous.status !== 'past_due') types.push('subscription.past_due');
   if (ended) types.push('subscription.revoked');
   return types;
 }

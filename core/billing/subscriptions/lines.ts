@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
-import { computeAmounts, taxBasisPointsFor, type AmountDiscount, type Amounts } from '../pricing/amounts.js';
+import { computeAmounts, taxBasisPointsFor, type Amounts } from '../pricing/amounts.js';
+import { discountTerms } from '../pricing/discount-terms.js';
 import { findCustomers } from '../customers/repository.js';
 import type { StoredDiscount } from '../discounts/schema.js';
 import type { OrderCreateInput } from '../orders/schema.js';
@@ -12,12 +13,6 @@ export interface Line {
   productPriceId: string | null;
 }
 
-/** A discount's terms as the amounts module takes them; a fixed discount in another currency takes nothing off. */
-export function discountTerms(discount: StoredDiscount | null, currency: string): AmountDiscount {
-  if (!discount) return null;
-  if (discount.type === 'percentage') return { type: 'percentage', basisPoints: discount.basisPoints };
-  return discount.currency === currency ? { type: 'fixed', amount: discount.amount, currency } : null;
-}
 
 /**
  * Spreads the order's tax over its lines in proportion to their amounts, the last line taking what rounding left,

@@ -4,6 +4,7 @@ import { CoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
 import { claimRedemption, findDiscount } from '../discounts/repository.js';
+import { fixedAmountIn } from '../discounts/schema.js';
 import { findOrganization } from '../organizations/repository.js';
 import { viewsOf, type SubscriptionView } from './relations.js';
 import { commit, endSubscription } from './renewal.js';
@@ -94,7 +95,7 @@ function updateDiscount(deps: SubscriptionDeps, access: Access, id: string, disc
     if (!discount) throw invalid([issue('discount_id', 'Discount not found.')]);
     if ((discount.startsAt && discount.startsAt > now) || (discount.endsAt && discount.endsAt <= now)) throw invalid([issue('discount_id', 'This discount is not valid now.')]);
     if (discount.productIds.length > 0 && !discount.productIds.includes(s.productId)) throw invalid([issue('discount_id', 'This discount does not apply to the subscription’s product.')]);
-    if (discount.type === 'fixed' && discount.currency !== s.currency) throw invalid([issue('discount_id', `This discount is in ${discount.currency}; the subscription is billed in ${s.currency}.`)]);
+    if (discount.type === 'fixed' && fixedAmountIn(discount, s.currency) === undefined) throw invalid([issue('discount_id', `This discount has no amount in ${s.currency}, the currency the subscription is billed in.`)]);
     if (!(await claimRedemption(trx, discount.id))) throw invalid([issue('discount_id', 'This discount has reached its maximum redemptions.')]);
     return { ...s, discountId: discount.id, discountStart: s.cycle < 0 ? s.billingAnchor : s.currentPeriodEnd, modifiedAt: now };
   });

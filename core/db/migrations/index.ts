@@ -27,6 +27,7 @@ import { customerFirstUserEvent } from './0033_customer_first_user_event.js';
 import { catalogKeys } from './0036_catalog_keys.js';
 import { customerSessions } from './0037_customer_sessions.js';
 import { customerPortal } from './0038_customer_portal.js';
+import { discountAmounts } from './0039_discount_amounts.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -58,4 +59,5 @@ export const migrations: readonly Migration[] = [
   catalogKeys,
   customerSessions,
   customerPortal,
+  discountAmounts,
 ];

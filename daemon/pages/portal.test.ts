@@ -162,6 +162,26 @@ describe('the customer portal pages over HTTP', () => {
     expect(await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text()).toContain('Email me a code');
   });
 
+  it('serves the invoice PDF of an order once it has a billing name and address, and says what is missing before', async () => {
+    const { customerId } = await buy(unique('invoice'));
+    const [order] = (await seller.orders.list({ customerId })).result.items;
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    const missing = await fetch(`${daemon.url}${base()}/orders/${order!.id}/invoice`, { headers: { cookie }, redirect: 'manual' });
+    expect(missing.status).toBe(409);
+    expect(await missing.text()).toContain('An invoice needs a billing name and address');
+    await seller.orders.update({ id: order!.id, orderUpdate: { billingName: 'Ada Lovelace', billingAddress: { country: 'FR', line1: '1 rue de la Paix', city: 'Paris', postalCode: '75002' } } });
+    const link = await fetch(`${daemon.url}${base()}/orders/${order!.id}/invoice`, { headers: { cookie }, redirect: 'manual' });
+    expect(link.status).toBe(303);
+    expect(link.headers.get('location')).toMatch(new RegExp(`^/v1/orders/${order!.id}/invoice\\.pdf\\?expires=\\d+&signature=`));
+    const pdf = await fetch(`${daemon.url}${link.headers.get('location')}`);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    // Another customer's order is not found, as an unknown one.
+    const other = await buy(unique('invoice-other'));
+    const [theirs] = (await seller.orders.list({ customerId: other.customerId })).result.items;
+    expect((await fetch(`${daemon.url}${base()}/orders/${theirs!.id}/invoice`, { headers: { cookie }, redirect: 'manual' })).status).toBe(404);
+  });
+
   it('refuses a cancellation posted from another site', async () => {
     const { customerId, subscriptionId } = await buy(unique('csrf'));
     const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));

@@ -35,10 +35,10 @@ const Email = z.email('Enter an email address, like name@example.com.').max(320)
 const slugOf = (req: Request) => String(req.params.slug);
 const clockOf = (deps: AppDeps) => deps.clock ?? systemClock;
 
-let fallbackMailer: ReturnType<typeof createMailer> | undefined;
+/** An app built without a mailer (tests of createApp alone) keeps the codes' mail in its database's outbox. */
 async function codeDeps(deps: AppDeps): Promise<PortalCodeDeps> {
-  fallbackMailer ??= createMailer(deps.db, { from: DEFAULT_MAIL_FROM });
-  return { db: deps.db, clock: clockOf(deps), mailer: deps.mailer ?? fallbackMailer, secret: (await deps.auth.$context).secret };
+  const mailer = deps.mailer ?? createMailer(deps.db, { from: DEFAULT_MAIL_FROM });
+  return { db: deps.db, clock: clockOf(deps), mailer, secret: (await deps.auth.$context).secret };
 }
 
 /** The organization the path names; null (and a 404 page sent) for an unknown slug. */

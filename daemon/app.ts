@@ -47,7 +47,7 @@ export interface AppDeps {
   liveRequired?: boolean;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
-  /** Mail to customers (the portal's sign-in codes); the local outbox when absent. */
+  /** Mail to customers (the portal's sign-in codes, a test-clock advance's pay-link mails); the local outbox when absent. */
   mailer?: Mailer;
 }
 
@@ -88,7 +88,7 @@ export function createApp(given: AppDeps): Express {
   // Better Auth parses its own bodies, so it is mounted before any body parser.
   app.all(`${AUTH_BASE_PATH}/*splat`, authHandler(deps.auth, deps.bodyLimit));
 
-  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, liveRequired: deps.liveRequired ?? false, stripe: deps.stripe ?? null }));
+  app.use(v1Router({ db: deps.db, auth: deps.auth, clock: deps.clock ?? systemClock, sessionFreshAge: deps.sessionFreshAge ?? 0, fileStorage: deps.fileStorage, maxFileSize: deps.maxFileSize, webhooksAllowPrivate: deps.webhooksAllowPrivate, baseUrl: deps.baseUrl, bodyLimit: deps.bodyLimit, payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, liveRequired: deps.liveRequired ?? false, stripe: deps.stripe ?? null, mailer: deps.mailer }));
   app.use(pageRoutes(deps));
 
   app.use(notFound);

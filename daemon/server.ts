@@ -88,7 +88,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     if (leftovers) logger.info({ component: 'payments', leftovers }, 'payments and refunds left unanswered by the previous run are settled now');
   }
   const jobs = startJobRunner(
-    { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
+    { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, mailer, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },
   );
   // Webhook delivery: the outbox to every endpoint, signed, retried, in order (on PostgreSQL, shared among daemons).

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import type { PaymentProcessor } from '../payments/processor.js';
+import type { Mailer } from '../mail/mailer.js';
 import { clockState, moveClockForward, offsetClock, saveClockState, type OrganizationClockState } from './clock.js';
 import { claimDueJob, runClaimedJob, type JobHandlers } from './jobs.js';
 
@@ -57,7 +58,7 @@ export async function oneAdvanceAtATime<T>(organizationId: string, work: () => P
  * What a job schedules before `target` runs in the same advance, so a year of renewals happens in one call.
  */
 export async function advanceOrganizationClock(
-  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; handlers: JobHandlers; onError?: (error: unknown) => void },
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; baseUrl: string; mailer?: Mailer; handlers: JobHandlers; onError?: (error: unknown) => void },
   organizationId: string,
   target: Date,
 ): Promise<AdvanceResult> {

@@ -4,6 +4,7 @@ import { meteringJobs } from '../metering/customer-meters.js';
 import { checkoutJobs } from '../billing/checkouts/jobs.js';
 import { refundJobs } from '../billing/refunds/service.js';
 import { paymentJobs } from '../billing/payments/settle.js';
+import { payLinkJobs } from '../billing/pay-links/jobs.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
@@ -15,4 +16,5 @@ export const JOB_HANDLERS: JobHandlers = {
   ...checkoutJobs,
   ...refundJobs,
   ...paymentJobs,
+  ...payLinkJobs,
 };

@@ -6,6 +6,7 @@ import { dialectOf } from '../db/database.js';
 import { fromDbInt, newId, toDbTime } from '../db/columns.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import { processorFor } from '../payments/select.js';
+import type { Mailer } from '../mail/mailer.js';
 import { clockState, offsetClock } from './clock.js';
 
 const TABLE = 'jobs';
@@ -27,6 +28,8 @@ export interface JobContext {
   payments: PaymentProcessor;
   /** The daemon's public URL, for links inside the events a job records (media, checkout URLs). */
   baseUrl: string;
+  /** The daemon's mailer, for mails a job sends (a pay link); absent, such mails go to the local outbox. */
+  mailer?: Mailer;
 }
 
 /**
@@ -159,7 +162,7 @@ export async function releaseAllJobClaims(db: Executor): Promise<number> {
 
 /** Runs a claimed job, then removes it, or on failure releases it for a later retry. */
 export async function runClaimedJob(
-  deps: { db: Database; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; mailer?: Mailer; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   claimed: Claimed,
   clock: Clock,
 ): Promise<'done' | 'failed'> {
@@ -177,7 +180,7 @@ export async function runClaimedJob(
   try {
     if (!handler) throw new Error(`No handler for jobs of kind ${job.kind}`);
     // Each organization's jobs go through its own processor: the sandbox, or Stripe (core/payments/select.ts).
-    await handler({ db, clock, payments: await processorFor(db, deps, job.organizationId), baseUrl: deps.baseUrl }, job);
+    await handler({ db, clock, payments: await processorFor(db, deps, job.organizationId), baseUrl: deps.baseUrl, mailer: deps.mailer }, job);
     // Removed only if still ours: a handler that rescheduled its own kind and subject released the claim.
     await db(TABLE).where({ id: job.id, locked_by: token }).delete();
     return 'done';
@@ -201,7 +204,7 @@ export async function runClaimedJob(
 
 /** Runs every job that is due now (on each organization's clock); answers how many ran. */
 export async function runDueJobs(
-  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; mailer?: Mailer; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   options: { limit?: number } = {},
 ): Promise<number> {
   let ran = 0;
@@ -217,7 +220,7 @@ export async function runDueJobs(
 
 /** Polls for due jobs until stopped; one per daemon (several daemons on PostgreSQL share the work). */
 export function startJobRunner(
-  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
+  deps: { db: Database; clock: Clock; payments: PaymentProcessor; livePayments?: PaymentProcessor | null; baseUrl: string; mailer?: Mailer; handlers: JobHandlers; onError?: (job: Job, error: unknown) => void },
   options: { intervalMs?: number } = {},
 ): { stop(): Promise<void>; poke(): void } {
   const intervalMs = options.intervalMs ?? 1000;

@@ -125,3 +125,38 @@ export function cancellationMail(to: string, content: { seller: string; product:
     `This email was sent by ${content.seller} because you subscribed to ${content.product}.`,
   );
 }
+
+/** What `paymentNeededMail` says: whose subscription, what is owed, and why the renewal did not go through. */
+export interface PaymentNeeded {
+  seller: string;
+  product: string;
+  /** The owed amount as the customer reads it ("$12.00"). */
+  amount: string;
+  /** `authentication_required`: the bank wants the customer to confirm; anything else: declined. */
+  declineCode: string | null;
+  declineMessage: string | null;
+  url: string;
+  expiresAt: Date;
+}
+
+/**
+ * To a customer whose renewal was declined or needs their authentication (3-D Secure): a link to pay the owed
+ * renewal themselves. The subscription is past_due meanwhile and the seller keeps retrying the saved card.
+ */
+export function paymentNeededMail(to: string, name: string | null, needed: PaymentNeeded): MailMessage {
+  const authenticate = needed.declineCode === 'authentication_required';
+  const why = authenticate
+    ? `Your bank asks you to confirm the payment of ${needed.amount} for your ${needed.product} subscription with ${needed.seller}, which could not be done while you were away.`
+    : `The payment of ${needed.amount} for your ${needed.product} subscription with ${needed.seller} did not go through${needed.declineMessage ? `: ${needed.declineMessage}` : '.'}`;
+  return compose(
+    to,
+    authenticate ? `Confirm your payment to ${needed.seller}` : `Your payment to ${needed.seller} failed`,
+    [
+      `Hello${name ? ` ${name}` : ''},`,
+      why,
+      `Your subscription is past due until it is paid. Pay it with the link below (it works until ${needed.expiresAt.toUTCString()}); ${needed.seller} will also try your saved card again in a few days.`,
+    ],
+    { label: authenticate ? 'Confirm and pay' : 'Pay now', url: needed.url },
+    'If you have paid meanwhile, you can ignore this email.',
+  );
+}

@@ -21,8 +21,12 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly Paymen
 export const canPaymentTransition = (from: PaymentStatus, to: PaymentStatus): boolean => PAYMENT_TRANSITIONS[from].includes(to);
 export const isSettledPayment = (status: PaymentStatus): boolean => PAYMENT_TRANSITIONS[status].length === 0;
 
-/** What an intent pays for, so that its settlement knows what to finish. */
-export type PaymentPurpose = 'checkout' | 'subscription' | 'subscription_update';
+/**
+ * What an intent pays for, so that its settlement knows what to finish. `pay_link`: the customer paying a
+ * subscription's owed order on-session from the link mailed after a declined renewal (core/billing/pay-links); it
+ * is no dunning attempt (its `attempt` is null), so it never takes the place of one.
+ */
+export type PaymentPurpose = 'checkout' | 'subscription' | 'subscription_update' | 'pay_link';
 
 /** One attempt to take money: the intent as written before the processor was asked, and what it answered. */
 export interface Payment {
@@ -202,6 +206,11 @@ export async function transitionPayment(trx: Executor, payment: Payment, next: P
   return count > 0;
 }
 
+/** Sets where the customer comes back to after authenticating, when that URL names the payment itself. */
+export async function setPaymentReturnUrl(trx: Executor, paymentId: string, returnUrl: string): Promise<void> {
+  await trx('payments').where({ id: paymentId }).update({ return_url: returnUrl });
+}
+
 /** Links a payment to what it paid for, once that exists (the order made in the same transaction). */
 export async function linkPayment(trx: Executor, paymentId: string, link: { orderId?: string; customerId?: string }): Promise<void> {
   await trx('payments')
@@ -236,6 +245,18 @@ export async function paymentOfAttempt(db: Executor, orderId: string, attempt: n
 /** Intents of a subscription still waiting for the processor (a plan change in flight blocks another). */
 export async function unsettledPaymentsOfSubscription(db: Executor, subscriptionId: string): Promise<Payment[]> {
   const rows = await db('payments').where({ subscription_id: subscriptionId }).whereIn('status', ['created', 'requires_action', 'processing']);
+  return rows.map(toPayment);
+}
+
+/** Intents for an order still waiting for the processor, of any purpose (a dunning try and a pay link never overlap). */
+export async function unsettledPaymentsOfOrder(db: Executor, orderId: string): Promise<Payment[]> {
+  const rows = await db('payments').where({ order_id: orderId }).whereIn('status', ['created', 'requires_action', 'processing']);
+  return rows.map(toPayment);
+}
+
+/** The intents of an order made through one purpose, oldest first (a pay link's tries). */
+export async function paymentsOfOrder(db: Executor, orderId: string, purpose: PaymentPurpose): Promise<Payment[]> {
+  const rows = await db('payments').where({ order_id: orderId, purpose }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toPayment);
 }
 

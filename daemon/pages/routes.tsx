@@ -14,6 +14,7 @@ import { STYLESHEET_PATH, serveStylesheet } from './stylesheet.js';
 import { FAVICON_PATH, serveFavicon } from './favicon.js';
 import { checkoutPageRoutes } from './checkout/routes.js';
 import { portalPageRoutes } from './portal/routes.js';
+import { payLinkPageRoutes } from './pay/routes.js';
 import { showSandboxAuthenticate, submitSandboxAuthenticate } from './sandbox-authenticate.js';
 
 /** The pages' forms are a few short fields; nothing near the API's body limit is needed. */
@@ -60,6 +61,7 @@ export function pageRoutes(deps: AppDeps): Router {
   router.post('/invitations/:id/reject', ...form, decideInvitation(deps, 'reject'));
   router.use(checkoutPageRoutes(deps));
   router.use(portalPageRoutes(deps));
+  router.use(payLinkPageRoutes(deps));
   // The sandbox's 3-D Secure page (core/payments/sandbox.ts sends customers of sandbox payments there).
   router.get('/sandbox/authenticate/:intentId', showSandboxAuthenticate(deps));
   router.post('/sandbox/authenticate/:intentId', ...form, submitSandboxAuthenticate(deps));

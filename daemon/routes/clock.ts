@@ -121,7 +121,7 @@ async function advance(deps: V1Deps, organizationId: string, body: { to?: Date; 
       { loc: ['body', 'by'], msg: 'Use a step like +30s, +15m, +12h, +3d, +2w, +1month or +1year', type: 'value_error' },
     ]);
   }
-  const result = await advanceOrganizationClock({ db: deps.db, clock: deps.clock, payments: paymentsOf(deps), baseUrl: deps.baseUrl, handlers: JOB_HANDLERS }, organizationId, target);
+  const result = await advanceOrganizationClock({ db: deps.db, clock: deps.clock, payments: paymentsOf(deps), baseUrl: deps.baseUrl, mailer: deps.mailer, handlers: JOB_HANDLERS }, organizationId, target);
   return {
     ...(await describeClock(deps.db, deps.clock, organizationId)),
     // Where this step started: the clock its target was computed from (the clock read again inside the advance is

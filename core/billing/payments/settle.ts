@@ -8,6 +8,7 @@ import { findPayment, findPaymentByProcessorId, isSettledPayment, transitionPaym
 import { abandonCheckoutPayment, finishCheckoutPayment } from '../checkouts/settle.js';
 import { finishPlanChange } from '../subscriptions/change-product.js';
 import { finishSubscriptionPayment } from '../subscriptions/charge.js';
+import { finishPayLinkPayment } from '../pay-links/finish.js';
 import {
   intentRequest,
   PAYMENT_ACTION_WINDOW_MS,
@@ -29,6 +30,8 @@ function finish(trx: Knex.Transaction, clock: Clock, baseUrl: string, payment: P
       return finishSubscriptionPayment(trx, clock, baseUrl, payment);
     case 'subscription_update':
       return finishPlanChange(trx, clock, baseUrl, payment);
+    case 'pay_link':
+      return finishPayLinkPayment(trx, clock, baseUrl, payment);
   }
 }
 

@@ -3,11 +3,13 @@ import type { Clock } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { cancelJob, scheduleJob } from '../../jobs/jobs.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
-import { findPaymentMethod, insertPayment, isSettledPayment, paymentMethodsOf, paymentOfAttempt, type Payment, type PaymentMethod } from '../../payments/repository.js';
+import { findPaymentMethod, insertPayment, isSettledPayment, paymentMethodsOf, paymentOfAttempt, unsettledPaymentsOfOrder, type Payment, type PaymentMethod } from '../../payments/repository.js';
 import { cycleBenefits } from '../benefit-grants/service.js';
 import { findOrder } from '../orders/repository.js';
 import { markOrderPaid } from '../orders/service.js';
-import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
+import { intentRequest, PAYMENT_ACTION_WINDOW_MS, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
+import { PAY_LINK_MAIL_JOB } from '../pay-links/job-kinds.js';
+import type { StoredOrder } from '../orders/schema.js';
 import { settleIntent } from '../payments/settle.js';
 import { nextRetryAt } from './dunning.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
@@ -40,6 +42,20 @@ export async function chargeSubscription(context: BillingContext & { payments: P
     const tried = await paymentOfAttempt(trx, order.id, s.dunningAttempts);
     if (tried) return tried;
     const now = clock.now();
+    // A retry never comes before its day on the dunning schedule: a worker that claimed the charge job just before
+    // the previous try's decline rescheduled it (the renewal charges at once, and its job is due too) leaves it.
+    const previous = s.dunningAttempts > 0 ? await paymentOfAttempt(trx, order.id, s.dunningAttempts - 1) : undefined;
+    const retryAt = previous?.status === 'failed' ? nextRetryAt(previous.modifiedAt ?? previous.createdAt, s.dunningAttempts) : undefined;
+    if (retryAt && retryAt.getTime() > now.getTime()) {
+      await scheduleJob(trx, { organizationId: s.organizationId, kind: CHARGE_JOB, subjectId: s.id, runAt: retryAt });
+      return undefined;
+    }
+    // The customer is paying it from their pay link right now (or authenticating): this try waits until that
+    // payment is settled or abandoned, so the order is never charged twice; no dunning attempt is used up.
+    if ((await unsettledPaymentsOfOrder(trx, order.id)).some((payment) => payment.purpose === 'pay_link')) {
+      await scheduleJob(trx, { organizationId: s.organizationId, kind: CHARGE_JOB, subjectId: s.id, runAt: new Date(now.getTime() + PAYMENT_ACTION_WINDOW_MS + PAYMENT_SETTLE_DELAY_MS) });
+      return undefined;
+    }
     const method = await methodOf(trx, s);
     const payment = await insertPayment(trx, {
       organizationId: s.organizationId,
@@ -94,16 +110,7 @@ export async function finishSubscriptionPayment(trx: Knex.Transaction, clock: Cl
   const now = clock.now();
   const order = (await findOrder(trx, payment.orderId!, [payment.organizationId]))!;
   if (payment.status === 'succeeded') {
-    await markOrderPaid(trx, clock, order.id, payment.id);
-    const next: Subscription = { ...current, status: 'active', pastDueAt: null, dunningAttempts: 0, dunningOrderId: null, modifiedAt: now };
-    await cancelJob(trx, CHARGE_JOB, current.id);
-    // A renewal skipped while the charge was owed is due now (or at the period's end).
-    const renewAt = current.currentPeriodEnd.getTime() > now.getTime() ? current.currentPeriodEnd : now;
-    await scheduleJob(trx, { organizationId: current.organizationId, kind: RENEW_JOB, subjectId: current.id, runAt: renewAt });
-    await commit(trx, clock, baseUrl, current, next);
-    if (order.billingReason === 'subscription_cycle') {
-      await cycleBenefits(trx, clock, { organizationId: current.organizationId, customerId: current.customerId, subscriptionId: current.id });
-    }
+    await payOwedOrder(trx, clock, baseUrl, current, order, payment.id);
     return { giveBack: false };
   }
   const attempts = current.dunningAttempts + 1;
@@ -114,6 +121,35 @@ export async function finishSubscriptionPayment(trx: Knex.Transaction, clock: Cl
   }
   const next: Subscription = { ...current, status: 'past_due', pastDueAt: current.pastDueAt ?? now, dunningAttempts: attempts, modifiedAt: now };
   await scheduleJob(trx, { organizationId: current.organizationId, kind: CHARGE_JOB, subjectId: current.id, runAt: retryAt });
+  // The customer is mailed a link to pay it themselves (core/billing/pay-links), while dunning goes on.
+  await scheduleJob(trx, { organizationId: current.organizationId, kind: PAY_LINK_MAIL_JOB, subjectId: payment.id, runAt: now });
   await commit(trx, clock, baseUrl, current, next);
   return { giveBack: false };
+}
+
+/**
+ * Marks a subscription's owed order paid by `paymentId`, in the settling transaction: the subscription active on
+ * its period again, dunning stopped, the next renewal scheduled, benefits cycled for a renewal; the events are a
+ * paid renewal's. `current` is the subscription read (locked) in this transaction; `changes` go along (a new method).
+ */
+export async function payOwedOrder(
+  trx: Knex.Transaction,
+  clock: Clock,
+  baseUrl: string,
+  current: Subscription,
+  order: StoredOrder,
+  paymentId: string,
+  changes: Partial<Subscription> = {},
+): Promise<void> {
+  const now = clock.now();
+  await markOrderPaid(trx, clock, order.id, paymentId);
+  const next: Subscription = { ...current, ...changes, status: 'active', pastDueAt: null, dunningAttempts: 0, dunningOrderId: null, modifiedAt: now };
+  await cancelJob(trx, CHARGE_JOB, current.id);
+  // A renewal skipped while the charge was owed is due now (or at the period's end).
+  const renewAt = current.currentPeriodEnd.getTime() > now.getTime() ? current.currentPeriodEnd : now;
+  await scheduleJob(trx, { organizationId: current.organizationId, kind: RENEW_JOB, subjectId: current.id, runAt: renewAt });
+  await commit(trx, clock, baseUrl, current, next);
+  if (order.billingReason === 'subscription_cycle') {
+    await cycleBenefits(trx, clock, { organizationId: current.organizationId, customerId: current.customerId, subscriptionId: current.id });
+  }
 }

@@ -28,6 +28,7 @@ import { catalogKeys } from './0036_catalog_keys.js';
 import { customerSessions } from './0037_customer_sessions.js';
 import { customerPortal } from './0038_customer_portal.js';
 import { discountAmounts } from './0039_discount_amounts.js';
+import { payLinks } from './0040_pay_links.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -60,4 +61,5 @@ export const migrations: readonly Migration[] = [
   customerSessions,
   customerPortal,
   discountAmounts,
+  payLinks,
 ];

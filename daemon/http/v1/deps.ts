@@ -4,6 +4,7 @@ import type { Database } from '../../../core/db/database.js';
 import type { FileStorage } from '../../../core/billing/files/storage.js';
 import type { PaymentProcessor } from '../../../core/payments/processor.js';
 import type { StripeIntegration } from '../../../core/payments/stripe/integration.js';
+import type { Mailer } from '../../../core/mail/mailer.js';
 
 /** What /v1 handlers are given. */
 export interface V1Deps {
@@ -26,6 +27,8 @@ export interface V1Deps {
   liveRequired?: boolean;
   /** Stripe when configured: its webhook endpoint and disputes need the client and the secrets. */
   stripe?: StripeIntegration | null;
+  /** The daemon's mailer: a test-clock advance runs jobs that mail customers (pay links). */
+  mailer?: Mailer;
   /** TILL_WEBHOOKS_ALLOW_PRIVATE: webhook URLs on loopback and private ranges are accepted. */
   webhooksAllowPrivate?: boolean;
 }

@@ -46,7 +46,7 @@ const STRIPE_CSP = {
 } as const;
 
 /** A page with Stripe's Payment Element lets Stripe.js load, frame and call Stripe; every other page keeps 'self' only. */
-function allowStripe(res: Response): void {
+export function allowStripe(res: Response): void {
   const policy = res.getHeader('Content-Security-Policy');
   if (typeof policy !== 'string') return;
   let next = policy;
@@ -259,7 +259,7 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
  * To the processor's authentication page: a redirect when it is tilld's own (the sandbox's), else a page that goes
  * on by itself, since CSP `form-action 'self'` stops a form post from being redirected to another site.
  */
-function sendToAuthenticate(deps: AppDeps, res: Response, url: string): void {
+export function sendToAuthenticate(deps: AppDeps, res: Response, url: string): void {
   let target: URL;
   try {
     target = new URL(url, deps.baseUrl);

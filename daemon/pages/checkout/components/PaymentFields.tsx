@@ -22,6 +22,37 @@ export function PaymentFields({ errors, mode, checkout, publishableKey }: { erro
       </div>
     );
   }
+  return (
+    <StripePaymentElement
+      errors={errors}
+      mode={mode}
+      publishableKey={publishableKey}
+      amount={checkout.total_amount}
+      currency={checkout.currency}
+      saveForLater={Boolean(checkout.product?.is_recurring)}
+    />
+  );
+}
+
+/**
+ * Stripe's Payment Element and the script that turns it into a ConfirmationToken on "Pay" (a submit button
+ * `intent=pay` of the surrounding form): the checkout's and the pay link's card input on a Stripe organization.
+ */
+export function StripePaymentElement({
+  errors,
+  mode,
+  publishableKey,
+  amount,
+  currency,
+  saveForLater,
+}: {
+  errors: FieldErrors;
+  mode: PaymentModeName;
+  publishableKey: string;
+  amount: number;
+  currency: string;
+  saveForLater: boolean;
+}) {
   const error = errors.confirmation_token_id ?? errors.card_number;
   return (
     <fieldset className="group" data-testid="stripe-payment">
@@ -37,9 +68,9 @@ export function PaymentFields({ errors, mode, checkout, publishableKey }: { erro
       <div
         id="payment-element"
         data-publishable-key={publishableKey}
-        data-amount={String(checkout.total_amount)}
-        data-currency={checkout.currency}
-        data-setup-future-usage={checkout.product?.is_recurring ? 'off_session' : undefined}
+        data-amount={String(amount)}
+        data-currency={currency}
+        data-setup-future-usage={saveForLater ? 'off_session' : undefined}
       />
       <input type="hidden" name="confirmation_token_id" id="confirmation-token-id" />
       {error ? (

@@ -13,6 +13,7 @@ import { systemClock } from '../core/clock.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
 import { createStripeIntegration } from '../core/payments/stripe/integration.js';
 import { releaseAllJobClaims, startJobRunner } from '../core/jobs/jobs.js';
+import { resumeRollupBackfills } from '../core/metering/rollups.js';
 import { settleLeftoversNow } from '../core/billing/payments/recover.js';
 import { JOB_HANDLERS } from '../core/jobs/handlers.js';
 import { closeEventHub, eventHub } from '../core/webhooks/stream.js';
@@ -87,6 +88,9 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     const leftovers = await settleLeftoversNow(db);
     if (leftovers) logger.info({ component: 'payments', leftovers }, 'payments and refunds left unanswered by the previous run are settled now');
   }
+  // Rollups a previous run left half built (killed mid-backfill), or of meters older than the rollups, are caught up.
+  const backfills = await resumeRollupBackfills(db);
+  if (backfills) logger.info({ component: 'metering', backfills }, 'meter rollups are being built from the events');
   const jobs = startJobRunner(
     { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, mailer, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },

@@ -1,6 +1,7 @@
 import type { JobHandlers } from './jobs.js';
 import { subscriptionJobs } from '../billing/subscriptions/jobs.js';
 import { meteringJobs } from '../metering/customer-meters.js';
+import { rollupJobs } from '../metering/rollups.js';
 import { checkoutJobs } from '../billing/checkouts/jobs.js';
 import { refundJobs } from '../billing/refunds/service.js';
 import { paymentJobs } from '../billing/payments/settle.js';
@@ -13,6 +14,7 @@ import { payLinkJobs } from '../billing/pay-links/jobs.js';
 export const JOB_HANDLERS: JobHandlers = {
   ...subscriptionJobs,
   ...meteringJobs,
+  ...rollupJobs,
   ...checkoutJobs,
   ...refundJobs,
   ...paymentJobs,

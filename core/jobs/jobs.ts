@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import type { Database, Executor } from '../db/database.js';
@@ -72,6 +73,29 @@ export async function scheduleJob(trx: Executor, job: { organizationId: string; 
     .onConflict(['kind', 'subject_id'])
     // A reschedule releases any claim: the worker that holds it will find its claim gone and leave the row.
     .merge({ run_at_ms: job.runAt.getTime(), attempts: 0, locked_by: null, locked_until_ms: null, last_error: null });
+}
+
+/** In-process signal that jobs were scheduled (carries when the earliest is due): the runner of that pool wakes for it. */
+const scheduled = new EventEmitter().setMaxListeners(0);
+
+/**
+ * Wakes this pool's job runner when `trx` commits, for work due at `runAtMs` that should not wait for the next
+ * poll (a customer's meters after an ingest). Other daemons find it at their poll.
+ */
+export function wakeJobRunnerOnCommit(trx: Executor, runAtMs: number): void {
+  const announce = () => scheduled.emit('jobs', runAtMs, trx.client.config);
+  const done = (trx as Partial<Knex.Transaction>).executionPromise;
+  if (done) done.then(announce, () => {});
+  else queueMicrotask(announce);
+}
+
+function onJobsScheduled(db: Executor, listener: (runAtMs: number) => void): () => void {
+  const source = db.client.config;
+  const handler = (runAtMs: number, from: unknown) => {
+    if (from === source) listener(runAtMs);
+  };
+  scheduled.on('jobs', handler);
+  return () => scheduled.off('jobs', handler);
 }
 
 /** Drops the pending job of this kind and subject, if any (a canceled renewal, a paid checkout). */
@@ -226,25 +250,45 @@ export function startJobRunner(
   const intervalMs = options.intervalMs ?? 1000;
   let stopped = false;
   let running: Promise<void> | undefined;
+  let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    const at = Date.now() + delayMs;
+    if (timer && timerAt <= at) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(tick, delayMs);
+  };
   const tick = () => {
-    if (stopped || running) return;
+    timer = undefined;
+    timerAt = Infinity;
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    again = false;
     running = runDueJobs(deps)
-      .then(() => undefined)
+      .then((ran) => {
+        // A full round: more may be due at once.
+        if (ran >= 100) again = true;
+      })
       .catch((error) => deps.onError?.({ id: '', organizationId: '', kind: 'runner', subjectId: '', runAt: new Date(), attempts: 0 }, error))
       .finally(() => {
         running = undefined;
-        if (!stopped) timer = setTimeout(tick, intervalMs);
+        schedule(again ? 0 : intervalMs);
       });
   };
-  timer = setTimeout(tick, intervalMs);
+  // Work scheduled through this pool wakes the runner when it is due, instead of at the next poll.
+  const stopHearing = onJobsScheduled(deps.db, (runAtMs) => schedule(Math.min(intervalMs, Math.max(0, runAtMs - deps.clock.now().getTime()))));
+  schedule(intervalMs);
   return {
-    poke: () => {
-      if (timer) clearTimeout(timer);
-      tick();
-    },
+    poke: () => schedule(0),
     stop: async () => {
       stopped = true;
+      stopHearing();
       if (timer) clearTimeout(timer);
       await running;
     },

@@ -147,6 +147,13 @@ export function compileAggregation(dialect: Dialect, aggregation: Aggregation, a
   return { sql, bindings: compiler.bindings };
 }
 
+/** A numeric metadata value of the events aliased `alias` (NULL when missing or not a number), as the numeric aggregations read it. */
+export function compileNumericValue(dialect: Dialect, property: string, alias = 'e'): Sql {
+  const compiler = new Compiler(dialect, alias);
+  const sql = compiler.metadataNumeric(property);
+  return { sql, bindings: compiler.bindings };
+}
+
 /** Reads an aggregate as a number (pg answers numeric and bigint as strings); NULL (no events) is 0. */
 export const toQuantity = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 

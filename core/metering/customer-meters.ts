@@ -11,7 +11,9 @@ import type { SortCriterion } from '../billing/shared/query.js';
 import type { JobHandlers } from '../jobs/jobs.js';
 import { CUSTOMER_REFRESH_JOB, insertSystemEvent, markCustomersDirty } from './events-repository.js';
 import { activeMeters, findMetersByIds } from './meters-repository.js';
+import { isPartialMeter, quantityOf } from './partials.js';
 import { customerUsage } from './quantities.js';
+import { findUsage, invalidateUsage, rebuildUsage } from './usage.js';
 import { METER_CREDITED, METER_RESET, type CustomerMeter, type Meter } from './schema.js';
 
 const TABLE = 'customer_meters';
@@ -48,39 +50,63 @@ export interface MeterBalance {
 }
 
 /**
- * A customer's standing on a meter now: consumption since the last reset, credits since then (a non-negative
- * running sum, in ledger order), and the balance credited − consumed.
+ * How a balance reads a customer's consumption: `read` takes the usage row when it is whole and aggregates the
+ * events otherwise; `refresh` rebuilds a row that is not whole; `rebuild` rebuilds it anyway (events of an
+ * external id that had no customer when they were ingested may be missing from it).
  */
-export async function meterBalance(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }): Promise<MeterBalance> {
+type UsageMode = 'read' | 'refresh' | 'rebuild';
+
+async function consumption(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }, resetAt: number | undefined, mode: UsageMode): Promise<{ quantity: number; events: number }> {
+  if (!isPartialMeter(meter)) return customerUsage(db, meter, customer, { ingestedFrom: resetAt });
+  const since = resetAt ?? 0;
+  let usage = mode === 'rebuild' ? undefined : await findUsage(db, meter.id, customer.id);
+  if (!usage || usage.pending || usage.sinceMs !== since) {
+    if (mode === 'read') return customerUsage(db, meter, customer, { ingestedFrom: resetAt });
+    usage = await rebuildUsage(db, meter, customer, since);
+  }
+  return { quantity: quantityOf(meter.aggregation, usage.partial), events: usage.partial.events };
+}
+
+/**
+ * A customer's standing on a meter now: consumption since the last reset (from its usage row, which every ingest
+ * keeps up to date, see core/metering/usage.ts), credits since then (a non-negative running sum, in ledger order),
+ * and the balance credited − consumed.
+ */
+export async function meterBalance(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }, mode: UsageMode = 'read'): Promise<MeterBalance> {
   const ledger = await db(CREDITS).where({ customer_id: customer.id, meter_id: meter.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('kind', 'units', 'created_at');
   let resetAt: Date | undefined;
   for (const row of ledger) if (row.kind === 'reset') resetAt = fromDbTime(row.created_at);
   const credits = ledger.filter((row) => row.kind === 'credited' && (!resetAt || fromDbTime(row.created_at) >= resetAt)).map((row) => fromDbInt(row.units));
-  const usage = await customerUsage(db, meter, customer, { ingestedFrom: resetAt?.getTime() });
+  const usage = await consumption(db, meter, customer, resetAt?.getTime(), mode);
   const creditedUnits = nonNegativeRunningSum(credits);
   return { consumedUnits: usage.quantity, creditedUnits, balance: creditedUnits - usage.quantity, active: usage.events > 0 || credits.length > 0 };
 }
 
 /** Recomputes and stores one customer's meters (a row appears once the customer has used or been credited on a meter). */
-export async function refreshCustomerMeters(trx: Executor, now: Date, customer: Customer): Promise<boolean> {
+export async function refreshCustomerMeters(trx: Executor, now: Date, customer: Customer, mode: Exclude<UsageMode, 'read'> = 'refresh'): Promise<boolean> {
   let changed = false;
   for (const meter of await activeMeters(trx, customer.organizationId)) {
-    const balance = await meterBalance(trx, meter, customer);
+    const balance = await meterBalance(trx, meter, customer, mode);
     const existing = await trx(TABLE).where({ customer_id: customer.id, meter_id: meter.id }).first();
     if (!existing) {
       if (!balance.active) continue;
-      await trx(TABLE).insert({
-        id: newId(),
-        organization_id: customer.organizationId,
-        customer_id: customer.id,
-        meter_id: meter.id,
-        consumed_units: balance.consumedUnits,
-        credited_units: balance.creditedUnits,
-        balance: balance.balance,
-        created_at: toDbTime(now),
-        modified_at: null,
-      });
-      changed = true;
+      // Another daemon's refresh of the same customer may insert it first: then that one announces.
+      const inserted = await trx(TABLE)
+        .insert({
+          id: newId(),
+          organization_id: customer.organizationId,
+          customer_id: customer.id,
+          meter_id: meter.id,
+          consumed_units: balance.consumedUnits,
+          credited_units: balance.creditedUnits,
+          balance: balance.balance,
+          created_at: toDbTime(now),
+          modified_at: null,
+        })
+        .onConflict(['customer_id', 'meter_id'])
+        .ignore()
+        .returning('id');
+      if (inserted.length) changed = true;
     } else if (Number(existing.consumed_units) !== balance.consumedUnits || Number(existing.credited_units) !== balance.creditedUnits) {
       await trx(TABLE)
         .where({ id: existing.id })
@@ -97,13 +123,16 @@ async function customerOfSubject(db: Executor, organizationId: string, subject: 
   return (await findCustomers(db, { externalId: subject.slice(separator + 1) }, [organizationId]))[0];
 }
 
-/** The job that recomputes a customer's meters after an ingest or a credit. */
+/** The job that stores a customer's meters after an ingest or a credit, and announces the change. */
 export const meteringJobs: JobHandlers = {
   [CUSTOMER_REFRESH_JOB]: async ({ db, clock }, job) => {
     await db.transaction(async (trx) => {
       const customer = await customerOfSubject(trx, job.organizationId, job.subjectId);
+      // Events sent with an external id before its customer was known (or while it was being created) are counted
+      // by rebuilding the customer's usage from its events.
+      const mode = job.subjectId.includes(':') ? 'rebuild' : 'refresh';
       // As Polar does, a change of a customer's meters is announced as customer.state_changed.
-      if (customer && (await refreshCustomerMeters(trx, clock.now(), customer))) await announceCustomerState(trx, clock, customer.organizationId, customer.id);
+      if (customer && (await refreshCustomerMeters(trx, clock.now(), customer, mode))) await announceCustomerState(trx, clock, customer.organizationId, customer.id);
     });
   },
 };
@@ -202,7 +231,17 @@ export async function activeCustomerMeters(db: Executor, customerId: string): Pr
   return (await views(db, rows)).map((view) => view.customerMeter);
 }
 
-/** Has a customer's meters recomputed soon (after a credit recorded outside metering, a customer created with an external id…). */
-export async function scheduleCustomerRefresh(trx: Executor, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+/**
+ * Called in the transaction that gives a customer an external id (created with one, or set later): events sent
+ * with that external id now count for the customer, so its usage is rebuilt from the events.
+ */
+export async function customerExternalIdSet(trx: Executor, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+  await invalidateUsage(trx, { customerId });
   await markCustomersDirty(trx, organizationId, [customerId], clock.now());
+}
+
+/** Called in the transaction that changes a meter's filter or aggregation: every customer's usage of it is rebuilt. */
+export async function meterDefinitionChanged(trx: Executor, clock: Clock, meter: Meter): Promise<void> {
+  const customers = await invalidateUsage(trx, { meterId: meter.id });
+  await markCustomersDirty(trx, meter.organizationId, customers, clock.now());
 }

@@ -4,6 +4,7 @@ import { dialectOf, type Executor } from '../db/database.js';
 import { whereMetadata } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
+import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
 import { compileFilter } from './compile.js';
 import type { EventMetadata, Filter, StoredEvent } from './schema.js';
 
@@ -145,8 +146,10 @@ function applyFilter(db: Executor, query: Knex.QueryBuilder, filter: EventFilter
     const external = filter.externalCustomerIds ?? [];
     query.andWhere((q) => {
       q.whereIn('e.customer_id', ids).orWhereIn('e.external_customer_id', external);
-      // A customer's events include those sent with its external id.
+      // One customer, however its events named it (Polar): a customer's events include those sent with its external
+      // id, and an external id's events those sent with the id of the customer holding it.
       if (ids.length) q.orWhereIn('e.external_customer_id', db('customers').whereIn('id', ids).whereNotNull('external_id').select('external_id'));
+      if (external.length) q.orWhereIn('e.customer_id', db('customers').whereIn('organization_id', filter.organizationIds).whereIn('external_id', external).select('id'));
     });
   }
   if (filter.names) query.whereIn('e.name', filter.names);
@@ -245,10 +248,11 @@ export async function insertSystemEvent(
 export const CUSTOMER_REFRESH_JOB = 'metering.refresh_customer';
 
 /**
- * Marks customers whose meters need recomputing after an ingest: one job per customer (subject: the customer id,
- * or `<organization>:<external id>` when only that is known), due shortly. Existing jobs are left as they are, so
- * steady ingestion cannot keep pushing a refresh back. Written here rather than through scheduleJob, which
- * reschedules, and one row at a time.
+ * Marks customers whose meters need recomputing after an ingest or a credit: one job per customer (subject: the
+ * customer id, or `<organization>:<external id>` when no customer has that external id yet), due at `runAt`. A job
+ * already pending keeps the earlier of its time and this one, so steady ingestion cannot keep pushing a refresh
+ * back; a job already running has its claim released, so it runs once more after this commit (it may have read
+ * the customer's meters before this change). The runner of this pool is woken when the job is due.
  */
 export async function markCustomersDirty(trx: Executor, organizationId: string, subjects: readonly string[], runAt: Date): Promise<void> {
   if (subjects.length === 0) return;
@@ -269,5 +273,10 @@ export async function markCustomersDirty(trx: Executor, organizationId: string, 
       })),
     )
     .onConflict(['kind', 'subject_id'])
-    .ignore();
+    .merge({
+      run_at_ms: trx.raw('case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end'),
+      locked_by: null,
+      locked_until_ms: null,
+    });
+  wakeJobRunnerOnCommit(trx, runAt.getTime());
 }

@@ -59,6 +59,11 @@ export async function findMetersByIds(db: Executor, ids: readonly string[]): Pro
 }
 
 /** The live (not archived) meters of an organization, oldest first. */
+/** Every meter of an organization, archived ones too (ingestion keeps their figures). */
+export async function organizationMeters(db: Executor, organizationId: string): Promise<Meter[]> {
+  return (await db(TABLE).where({ organization_id: organizationId }).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toMeter);
+}
+
 export async function activeMeters(db: Executor, organizationId: string): Promise<Meter[]> {
   return (await db(TABLE).where({ organization_id: organizationId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toMeter);
 }

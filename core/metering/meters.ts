@@ -1,4 +1,6 @@
 import type { Clock } from '../clock.js';
+import { meterDefinitionChanged } from './customer-meters.js';
+import { startRollupBackfill } from './rollups.js';
 import { newId } from '../db/columns.js';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
@@ -31,7 +33,11 @@ export async function createMeter(db: Database, clock: Clock, organizationId: st
     modifiedAt: null,
     archivedAt: null,
   };
-  await db.transaction((trx) => insertMeter(trx, meter));
+  await db.transaction(async (trx) => {
+    await insertMeter(trx, meter);
+    // Its rollups are built from the events already there (quantities read the events meanwhile).
+    await startRollupBackfill(trx, meter);
+  });
   return meter;
 }
 
@@ -82,6 +88,10 @@ export async function updateMeter(db: Database, clock: Clock, access: Access, id
       modifiedAt: clock.now(),
     };
     await saveMeter(trx, next);
+    if (JSON.stringify(next.filter) !== JSON.stringify(current.filter) || JSON.stringify(next.aggregation) !== JSON.stringify(current.aggregation)) {
+      await meterDefinitionChanged(trx, clock, next);
+      await startRollupBackfill(trx, next);
+    }
     return next;
   });
 }

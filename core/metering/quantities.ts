@@ -4,6 +4,9 @@ import { CoreError } from '../errors.js';
 import { bucketsBetween, isTimeZone, type Bucket } from './buckets.js';
 import { compileAggregation, compileFilter, compileMetadataFilters, toQuantity } from './compile.js';
 import type { AggregationFunction, Meter, TimeInterval } from './schema.js';
+import { isPartialMeter } from './partials.js';
+import { quantitiesFromPartials, rollupPartials } from './rollup-quantities.js';
+import { readyMeters, unknownCustomerKey } from './rollups.js';
 
 /** Most buckets one quantities call answers (a year of hours). */
 export const MAX_BUCKETS = 8784;
@@ -27,24 +30,48 @@ export interface Quantities {
 
 const invalid = (field: string, msg: string) => new CoreError('invalid', 'INVALID_QUANTITIES_QUERY', msg, [{ loc: ['query', field], msg, type: 'value_error' }]);
 
+/**
+ * Customers named by id or by external id, as both: a customer's events are those sent with its id and those sent
+ * with its external id, whether or not the customer existed when they were ingested (Polar resolves them so).
+ */
+export async function sameCustomers(db: Executor, organizationId: string, customerIds: readonly string[], externalIds: readonly string[]): Promise<{ ids: string[]; external: string[] }> {
+  const ids = new Set(customerIds);
+  const external = new Set(externalIds);
+  if (ids.size || external.size) {
+    const rows = await db('customers')
+      .where({ organization_id: organizationId })
+      .whereNotNull('external_id')
+      .where((q) => q.whereIn('id', [...ids]).orWhereIn('external_id', [...external]))
+      .select('id', 'external_id');
+    for (const row of rows) {
+      ids.add(String(row.id));
+      external.add(String(row.external_id));
+    }
+  }
+  return { ids: [...ids], external: [...external] };
+}
+
+/**
+ * The customer an event belongs to, as a SQL expression over the events aliased `e`: its customer_id, else the
+ * customer holding its external id now, else the external id itself (a customer not created yet).
+ */
+export const customerKeySql = (alias = 'e') =>
+  `coalesce(${alias}.customer_id, (select c.id from customers c where c.organization_id = ${alias}.organization_id and c.external_id = ${alias}.external_customer_id and c.deleted_at is null), ${alias}.external_customer_id)`;
+
 /** The events condition shared by the bucket query and the total: the meter's organization, filter, customers. */
-async function eventsCondition(db: Executor, meter: Meter, query: QuantitiesQuery) {
+async function eventsCondition(db: Executor, meter: Meter, query: QuantitiesQuery, same: { ids: string[]; external: string[] } | undefined) {
   const dialect = dialectOf(db);
   const filter = compileFilter(dialect, meter.filter, 'e');
   const parts = [`e.organization_id = ?`, `e.source = 'user'`, filter.sql];
   const bindings: Knex.RawBinding[] = [meter.organizationId, ...filter.bindings];
-  if (query.customerIds?.length || query.externalCustomerIds?.length) {
-    const ids = [...(query.customerIds ?? [])];
-    // A customer's events include those sent with its external id.
-    const external = new Set(query.externalCustomerIds ?? []);
-    if (ids.length) {
-      for (const row of await db('customers').where({ organization_id: meter.organizationId }).whereIn('id', ids).whereNotNull('external_id').select('external_id')) external.add(String(row.external_id));
-    }
+  if (same) {
+    const { ids, external } = same;
     const inList = (values: readonly string[]) => values.map(() => '?').join(', ');
     // One IN when there is one kind of id: an OR across two columns keeps both databases off their indexes.
-    if (ids.length && external.size) parts.push(`(e.customer_id in (${inList(ids)}) or e.external_customer_id in (${inList([...external])}))`);
+    if (ids.length && external.length) parts.push(`(e.customer_id in (${inList(ids)}) or e.external_customer_id in (${inList([...external])}))`);
     else if (ids.length) parts.push(`e.customer_id in (${inList(ids)})`);
-    else parts.push(`e.external_customer_id in (${inList([...external])})`);
+    else if (external.length) parts.push(`e.external_customer_id in (${inList([...external])})`);
+    else parts.push('1 = 0');
     bindings.push(...ids, ...external);
   }
   if (query.metadata && Object.keys(query.metadata).length) {
@@ -84,13 +111,13 @@ async function bucketQuery(db: Executor, meter: Meter, query: QuantitiesQuery, c
     const bounds = `array[${buckets.map((bucket) => bucket.from).join(', ')}]::bigint[]`;
     const range = `e.timestamp_ms >= ${buckets[0]!.from} and e.timestamp_ms < ${buckets[buckets.length - 1]!.to} and ${condition.sql}`;
     const bucketOf = `width_bucket(e.timestamp_ms, ${bounds}) - 1`;
-    sql = `select per.i as i, ${OUTER[query.customerAggregationFunction]('per.q')} as q from (select ${bucketOf} as i, coalesce(e.customer_id, e.external_customer_id) as k, ${aggregation.sql} as q from events e where ${range} group by 1, 2) per group by per.i`;
+    sql = `select per.i as i, ${OUTER[query.customerAggregationFunction]('per.q')} as q from (select ${bucketOf} as i, ${customerKeySql('e')} as k, ${aggregation.sql} as q from events e where ${range} group by 1, 2) per group by per.i`;
   } else {
     // SQLite, per customer first: a VALUES list of the buckets joined to the events, each bucket an index range scan.
     const values = buckets.map((bucket, i) => `(${i}, ${bucket.from}, ${bucket.to})`).join(', ');
     const inBucket = `e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql}`;
     sql =
-      `with b(i, lo, hi) as (values ${values}), per as (select b.i as i, coalesce(e.customer_id, e.external_customer_id) as k, ${aggregation.sql} as q from b join events e on ${inBucket} group by b.i, coalesce(e.customer_id, e.external_customer_id)) ` +
+      `with b(i, lo, hi) as (values ${values}), per as (select b.i as i, ${customerKeySql('e')} as k, ${aggregation.sql} as q from b join events e on ${inBucket} group by b.i, ${customerKeySql('e')}) ` +
       `select b.i as i, ${OUTER[query.customerAggregationFunction]('per.q')} as q from b left join per on per.i = b.i group by b.i`;
   }
   const result = await db.raw(sql, [...aggregation.bindings, ...condition.bindings] as Knex.RawBinding[]);
@@ -99,10 +126,11 @@ async function bucketQuery(db: Executor, meter: Meter, query: QuantitiesQuery, c
 }
 
 /**
- * A meter's quantity per interval between two instants, and over the whole range, computed by the database in one
- * query (each bucket an index range scan; see bucketQuery).
+ * A meter's quantity per interval between two instants, and over the whole range: from the meter's hourly rollups
+ * when they can answer (core/metering/rollup-quantities.ts), else computed from the events by the database in one
+ * query (each bucket an index range scan; see bucketQuery). `source` forces one way (tests, the benchmark).
  */
-export async function meterQuantities(db: Executor, meter: Meter, query: QuantitiesQuery): Promise<Quantities> {
+export async function meterQuantities(db: Executor, meter: Meter, query: QuantitiesQuery, options: { source?: 'events' | 'rollups' } = {}): Promise<Quantities> {
   if (!isTimeZone(query.timezone)) throw invalid('timezone', `Unknown timezone: ${query.timezone}`);
   if (query.start.getTime() > query.end.getTime()) throw invalid('end_timestamp', 'end_timestamp must not be before start_timestamp');
   for (const key of Object.keys(query.metadata ?? {})) if (/["\\]/.test(key)) throw invalid(`metadata[${key}]`, 'Metadata keys cannot contain quotes or backslashes');
@@ -110,7 +138,17 @@ export async function meterQuantities(db: Executor, meter: Meter, query: Quantit
   if (!buckets) throw invalid('interval', `More than ${MAX_BUCKETS} buckets: pick a longer interval or a shorter range`);
   if (buckets.length === 0) return { quantities: [], total: 0 };
 
-  const condition = await eventsCondition(db, meter, query);
+  const same = query.customerIds?.length || query.externalCustomerIds?.length ? await sameCustomers(db, meter.organizationId, query.customerIds ?? [], query.externalCustomerIds ?? []) : undefined;
+  const condition = await eventsCondition(db, meter, query, same);
+  // Hourly rollups answer count, sum, avg, min and max once whole; metadata filters and unique read the events.
+  const rollable = options.source !== 'events' && isPartialMeter(meter) && !Object.keys(query.metadata ?? {}).length;
+  if (rollable && (await readyMeters(db, [meter.id])).has(meter.id)) {
+    const keys = same ? [...same.ids, ...same.external.map(unknownCustomerKey)] : undefined;
+    const partials = await rollupPartials(db, meter, buckets, { keys, perCustomer: Boolean(query.customerAggregationFunction) }, condition, customerKeySql('e'));
+    const { perBucket, total } = quantitiesFromPartials(meter, buckets.length, partials, query.customerAggregationFunction);
+    return { quantities: buckets.map((bucket, i) => ({ timestamp: bucket.start, quantity: perBucket[i] ?? 0 })), total };
+  }
+  if (options.source === 'rollups') throw new Error(`The rollups of meter ${meter.id} cannot answer this query`);
   const rows = await bucketQuery(db, meter, query, condition, buckets);
   const quantities = buckets.map((bucket, i) => ({ timestamp: bucket.start, quantity: rows.get(i) ?? 0 }));
 

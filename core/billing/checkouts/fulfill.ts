@@ -5,6 +5,7 @@ import { cancelJob } from '../../jobs/jobs.js';
 import type { SavedPaymentMethod } from '../../payments/processor.js';
 import { linkPayment, savePaymentMethod, type Payment } from '../../payments/repository.js';
 import { recordEvent } from '../../webhooks/outbox.js';
+import { customerExternalIdSet } from '../../metering/customer-meters.js';
 import { grantBenefits } from '../benefit-grants/service.js';
 import { findCustomers, insertCustomer, listCustomers } from '../customers/repository.js';
 import type { Customer } from '../customers/schema.js';
@@ -58,6 +59,8 @@ async function customerOf(trx: Knex.Transaction, clock: Clock, checkout: Checkou
     if (winner) return winner;
     throw error;
   }
+  // Events sent with the external id before the checkout count for the new customer.
+  if (customer.externalId) await customerExternalIdSet(trx, clock, customer.organizationId, customer.id);
   await recordEvent(trx, clock, { organizationId: customer.organizationId, type: 'customer.created', data: serializeCustomer(customer) });
   return customer;
 }

@@ -22,6 +22,7 @@ import { serializeCustomer } from './serialize.js';
 import { customerStateOf } from '../customer-state/service.js';
 import { revokeCustomerBenefits } from '../benefit-grants/service.js';
 import { organizationClock } from '../../jobs/clock.js';
+import { customerExternalIdSet } from '../../metering/customer-meters.js';
 import { revokeSubscriptionsOfCustomer } from '../subscriptions/renewal.js';
 import { parseTaxId, type TaxId } from './tax-id.js';
 
@@ -114,6 +115,7 @@ export async function createCustomer(db: Database, clock: Clock, organizationId:
       deletedAt: null,
     };
     await uniquely(() => insertCustomer(trx, customer));
+    if (customer.externalId) await customerExternalIdSet(trx, clock, organizationId, customer.id);
     await announce(trx, clock, 'customer.created', customer);
     return customer;
   });
@@ -154,6 +156,7 @@ export async function updateCustomer(db: Database, clock: Clock, reach: Customer
       modifiedAt: clock.now(),
     };
     if (!(await uniquely(() => saveCustomer(trx, next)))) throw customerNotFound();
+    if (next.externalId !== current.externalId) await customerExternalIdSet(trx, clock, next.organizationId, next.id);
     await announce(trx, clock, 'customer.updated', next);
     return next;
   });

@@ -29,6 +29,7 @@ import { customerSessions } from './0037_customer_sessions.js';
 import { customerPortal } from './0038_customer_portal.js';
 import { discountAmounts } from './0039_discount_amounts.js';
 import { payLinks } from './0040_pay_links.js';
+import { meterRollups } from './0041_meter_rollups.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -62,4 +63,5 @@ export const migrations: readonly Migration[] = [
   customerPortal,
   discountAmounts,
   payLinks,
+  meterRollups,
 ];

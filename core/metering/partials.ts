@@ -1,0 +1,116 @@
+import type { Knex } from 'knex';
+import { dialectOf, type Dialect, type Executor } from '../db/database.js';
+import { fromDbInt } from '../db/columns.js';
+import { compileFilter, compileNumericValue, type Sql } from './compile.js';
+import type { Aggregation, Meter } from './schema.js';
+
+/**
+ * A mergeable partial aggregate of a meter's events: how many events, how many carried a numeric value of the
+ * aggregated property, their sum, smallest and largest. Two partials of disjoint events merge into the partial of
+ * their union, so count, sum, avg, min and max are kept up to date by adding what each ingest brings.
+ * `unique` is not: a distinct count of a union is not a function of the parts' counts.
+ */
+export interface Partial {
+  events: number;
+  numbers: number;
+  total: number;
+  smallest: number | null;
+  largest: number | null;
+}
+
+export const EMPTY_PARTIAL: Partial = { events: 0, numbers: 0, total: 0, smallest: null, largest: null };
+
+export const HOUR_MS = 3_600_000;
+
+/** Whether a meter's figures can be kept as partials (every aggregation but unique). */
+export const isPartialMeter = (meter: { aggregation: Aggregation }): boolean => meter.aggregation.func !== 'unique';
+
+const pick = (a: number | null, b: number | null, better: (x: number, y: number) => boolean) => (a === null ? b : b === null ? a : better(a, b) ? a : b);
+
+export function mergePartials(a: Partial, b: Partial): Partial {
+  return {
+    events: a.events + b.events,
+    numbers: a.numbers + b.numbers,
+    total: a.total + b.total,
+    smallest: pick(a.smallest, b.smallest, (x, y) => x <= y),
+    largest: pick(a.largest, b.largest, (x, y) => x >= y),
+  };
+}
+
+/** The meter's figure for a partial, as the raw aggregation answers it (no numeric value: 0). */
+export function quantityOf(aggregation: Aggregation, partial: Partial): number {
+  switch (aggregation.func) {
+    case 'count':
+      return partial.events;
+    case 'sum':
+      return partial.total;
+    case 'avg':
+      return partial.numbers ? partial.total / partial.numbers : 0;
+    case 'max':
+      return partial.largest ?? 0;
+    case 'min':
+      return partial.smallest ?? 0;
+    default:
+      throw new Error(`${aggregation.func} is not kept as partials`);
+  }
+}
+
+const toNumberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+
+/** Reads a partial from a row with columns events, numbers, total, smallest, largest (pg answers bigints as text). */
+export function toPartial(row: Record<string, unknown>): Partial {
+  return {
+    events: fromDbInt(row.events ?? 0),
+    numbers: fromDbInt(row.numbers ?? 0),
+    total: Number(row.total ?? 0),
+    smallest: toNumberOrNull(row.smallest),
+    largest: toNumberOrNull(row.largest),
+  };
+}
+
+/** The SQL aggregates of a partial over the events aliased `alias`, named events, numbers, total, smallest, largest. */
+export function partialColumns(dialect: Dialect, meter: Meter, alias = 'e'): Sql {
+  const events = `count(${alias}.timestamp_ms) as events`;
+  if (meter.aggregation.func === 'count' || meter.aggregation.func === 'unique') {
+    return { sql: `${events}, 0 as numbers, 0 as total, null as smallest, null as largest`, bindings: [] };
+  }
+  const value = compileNumericValue(dialect, meter.aggregation.property, alias);
+  return {
+    sql: `${events}, count(${value.sql}) as numbers, coalesce(sum(${value.sql}), 0) as total, min(${value.sql}) as smallest, max(${value.sql}) as largest`,
+    bindings: [...value.bindings, ...value.bindings, ...value.bindings, ...value.bindings],
+  };
+}
+
+/** The start of the UTC hour of an epoch-ms expression (floor, also before 1970), the same on both dialects. */
+export const hourSql = (column: string) => `(${column} - ((${column} % ${HOUR_MS}) + ${HOUR_MS}) % ${HOUR_MS})`;
+export const hourOf = (ms: number) => ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS);
+
+export interface GroupedPartial extends Partial {
+  customerId: string | null;
+  externalCustomerId: string | null;
+  hourMs: number;
+}
+
+/**
+ * The partials of a meter over some events (named by id, e.g. an ingested batch; the meter's filter applied),
+ * by the customer columns the events were ingested with and by UTC hour.
+ */
+export async function partialsOfEvents(db: Executor, meter: Meter, ids: readonly string[]): Promise<GroupedPartial[]> {
+  if (ids.length === 0) return [];
+  const dialect = dialectOf(db);
+  const columns = partialColumns(dialect, meter, 'e');
+  const filter = compileFilter(dialect, meter.filter, 'e');
+  const idsSql = dialect === 'postgres' ? 'e.id = any(?::text[])' : 'e.id in (select value from json_each(?))';
+  const hour = hourSql('e.timestamp_ms');
+  const sql =
+    `select e.customer_id as customer_id, e.external_customer_id as external_customer_id, ${hour} as hour_ms, ${columns.sql} from events e ` +
+    `where ${idsSql} and e.organization_id = ? and e.source = 'user' and ${filter.sql} group by e.customer_id, e.external_customer_id, ${hour}`;
+  const result = await db.raw(sql, [...columns.bindings, dialect === 'postgres' ? ids : JSON.stringify(ids), meter.organizationId, ...filter.bindings] as Knex.RawBinding[]);
+  const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+  return rows.map((row) => ({
+    ...toPartial(row),
+    customerId: (row.customer_id as string | null) ?? null,
+    externalCustomerId: (row.external_customer_id as string | null) ?? null,
+    hourMs: fromDbInt(row.hour_ms),
+  }));
+}

@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import { fromDbInt } from '../db/columns.js';
+import { dialectOf, type Executor } from '../db/database.js';
+import { compileFilter } from './compile.js';
+import { partialColumns, toPartial, type Partial } from './partials.js';
+import type { Meter } from './schema.js';
+
+/**
+ * A customer's consumption of each meter, kept as partials (core/metering/partials.ts) in customer_meter_usage:
+ * every ingest adds its events' partial in its own transaction, so a read never aggregates the customer's events
+ * again. A row without a baseline (`pending`) is rebuilt from the events by the customer refresh job.
+ */
+const TABLE = 'customer_meter_usage';
+
+export interface Usage {
+  partial: Partial;
+  sinceMs: number;
+  pending: boolean;
+}
+
+const toUsage = (row: Record<string, unknown>): Usage => ({ partial: toPartial(row), sinceMs: fromDbInt(row.since_ms), pending: Number(row.pending) !== 0 });
+
+/** Adds an ingested batch's partials, one per customer. A row created here has no baseline yet: it is pending. */
+export async function addUsage(trx: Executor, organizationId: string, meterId: string, deltas: ReadonlyMap<string, Partial>): Promise<void> {
+  if (deltas.size === 0) return;
+  const rows = [...deltas].map(([customerId, p]) => ({
+    meter_id: meterId,
+    customer_id: customerId,
+    organization_id: organizationId,
+    since_ms: 0,
+    events: p.events,
+    numbers: p.numbers,
+    total: p.total,
+    smallest: p.smallest,
+    largest: p.largest,
+    pending: 1,
+  }));
+  const t = TABLE;
+  await trx(TABLE)
+    .insert(rows)
+    .onConflict(['meter_id', 'customer_id'])
+    .merge({
+      events: trx.raw(`${t}.events + excluded.events`),
+      numbers: trx.raw(`${t}.numbers + excluded.numbers`),
+      total: trx.raw(`${t}.total + excluded.total`),
+      smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
+      largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
+    });
+}
+
+export async function findUsage(db: Executor, meterId: string, customerId: string): Promise<Usage | undefined> {
+  const row = await db(TABLE).where({ meter_id: meterId, customer_id: customerId }).first();
+  return row ? toUsage(row) : undefined;
+}
+
+/** The partial of a customer's events of a meter ingested from `sinceMs`: the events sent with its id or its external id. */
+export async function customerPartial(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }, sinceMs: number): Promise<Partial> {
+  const dialect = dialectOf(db);
+  const columns = partialColumns(dialect, meter, 'e');
+  const filter = compileFilter(dialect, meter.filter, 'e');
+  const who = customer.externalId ? '(e.customer_id = ? or e.external_customer_id = ?)' : 'e.customer_id = ?';
+  const result = await db.raw(
+    `select ${columns.sql} from events e where e.organization_id = ? and e.source = 'user' and ${filter.sql} and ${who} and e.ingested_ms >= ?`,
+    [...columns.bindings, meter.organizationId, ...filter.bindings, customer.id, ...(customer.externalId ? [customer.externalId] : []), sinceMs] as Knex.RawBinding[],
+  );
+  const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+  return toPartial(rows[0] ?? {});
+}
+
+/**
+ * Gives a customer's usage row of a meter its baseline: all its events ingested since `sinceMs`. The row is locked
+ * first (created pending if missing), so an ingest running meanwhile either committed before the events are read
+ * (and is counted in them) or adds its partial after this commits (PostgreSQL waits on the row lock).
+ */
+export async function rebuildUsage(trx: Executor, meter: Meter, customer: { id: string; externalId: string | null }, sinceMs: number): Promise<Usage> {
+  await trx(TABLE)
+    .insert({ meter_id: meter.id, customer_id: customer.id, organization_id: meter.organizationId, since_ms: sinceMs, events: 0, numbers: 0, total: 0, smallest: null, largest: null, pending: 1 })
+    .onConflict(['meter_id', 'customer_id'])
+    .ignore();
+  const lock = trx(TABLE).where({ meter_id: meter.id, customer_id: customer.id });
+  if (dialectOf(trx) === 'postgres') lock.forUpdate();
+  await lock.first('pending');
+  const partial = await customerPartial(trx, meter, customer, sinceMs);
+  await trx(TABLE)
+    .where({ meter_id: meter.id, customer_id: customer.id })
+    .update({ since_ms: sinceMs, events: partial.events, numbers: partial.numbers, total: partial.total, smallest: partial.smallest, largest: partial.largest, pending: 0 });
+  return { partial, sinceMs, pending: false };
+}
+
+/** Marks usage rows as lacking a baseline (a meter's filter changed, a customer got an external id): reads aggregate the events until rebuilt. */
+export async function invalidateUsage(trx: Executor, where: { meterId?: string; customerId?: string }): Promise<string[]> {
+  const query = trx(TABLE);
+  if (where.meterId) query.where('meter_id', where.meterId);
+  if (where.customerId) query.where('customer_id', where.customerId);
+  const customers = (await query.clone().distinct('customer_id')).map((row) => String(row.customer_id));
+  await query.update({ pending: 1 });
+  return customers;
+}

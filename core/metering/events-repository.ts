@@ -259,7 +259,8 @@ export async function markCustomersDirty(trx: Executor, organizationId: string, 
   const created = toDbTime(new Date());
   await trx('jobs')
     .insert(
-      subjects.map((subject) => ({
+      // Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
+      [...subjects].sort().map((subject) => ({
         id: newId(),
         organization_id: organizationId,
         kind: CUSTOMER_REFRESH_JOB,

@@ -89,8 +89,9 @@ export async function updateMeter(db: Database, clock: Clock, access: Access, id
     };
     await saveMeter(trx, next);
     if (JSON.stringify(next.filter) !== JSON.stringify(current.filter) || JSON.stringify(next.aggregation) !== JSON.stringify(current.aggregation)) {
-      await meterDefinitionChanged(trx, clock, next);
+      // The metering lock first (startRollupBackfill takes it): ingests take it before the usage rows.
       await startRollupBackfill(trx, next);
+      await meterDefinitionChanged(trx, clock, next);
     }
     return next;
   });

@@ -3,6 +3,7 @@ import type { Executor } from '../db/database.js';
 import type { Bucket } from './buckets.js';
 import { EMPTY_PARTIAL, HOUR_MS, hourOf, mergePartials, partialColumns, quantityOf, toPartial, type Partial } from './partials.js';
 import { dialectOf } from '../db/database.js';
+import { EVERYONE_KEYS } from './rollups.js';
 import type { AggregationFunction, Meter } from './schema.js';
 
 /** A piece of a bucket: `i` the bucket, [lo, hi) the instants. */
@@ -75,7 +76,10 @@ export async function rollupPartials(
     if (scope.keys) {
       keyCondition = scope.keys.length ? `r.customer_key in (${scope.keys.map(() => '?').join(', ')})` : '1 = 0';
       bindings.push(...scope.keys);
-    } else keyCondition = scope.perCustomer ? `r.customer_key <> ''` : `r.customer_key = ''`;
+    } else {
+      keyCondition = `r.customer_key ${scope.perCustomer ? 'not in' : 'in'} (${EVERYONE_KEYS.map(() => '?').join(', ')})`;
+      bindings.push(...EVERYONE_KEYS);
+    }
     const sql =
       `with b(i, lo, hi) as (values ${valuesOf(hours)}) select b.i as i, ${scope.perCustomer ? `${key} as k,` : ''} sum(r.events) as events, sum(r.numbers) as numbers, ` +
       `sum(r.total) as total, min(r.smallest) as smallest, max(r.largest) as largest from b join meter_rollups r on r.meter_id = ? and ${keyCondition} and r.hour_ms >= b.lo and r.hour_ms < b.hi ` +

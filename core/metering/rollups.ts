@@ -8,7 +8,7 @@ import type { Meter } from './schema.js';
 
 /**
  * A meter's hourly rollups (migration 0038): per UTC hour, the partial aggregate of its events for everyone
- * (customer key '') and per customer (a customer id, or `x:<external id>` for events of no known customer).
+ * (customer keys `#0`…`#7`) and per customer (a customer id, or `x:<external id>` for events of no known customer).
  * Ingestion adds each batch in its own transaction; a meter created after its events, or whose filter or
  * aggregation changed, is backfilled by a job that takes the organization's events in id order, one chunk a run.
  */
@@ -18,7 +18,12 @@ export const ROLLUP_BACKFILL_JOB = 'metering.backfill_rollups';
 /** Events a backfill run takes in: a run is one transaction, short enough not to hold SQLite (or ingestion) for long. */
 const BACKFILL_CHUNK = 5000;
 
-export const EVERYONE = '';
+/**
+ * Everyone's rows are spread over a few keys (`#0` … `#7`, one picked per ingest), so concurrent ingests of the same
+ * hour do not all wait on one row; everyone's figure is the sum of them.
+ */
+export const EVERYONE_KEYS = ['#0', '#1', '#2', '#3', '#4', '#5', '#6', '#7'] as const;
+const anyEveryoneKey = () => EVERYONE_KEYS[Math.floor(Math.random() * EVERYONE_KEYS.length)]!;
 export const unknownCustomerKey = (externalId: string) => `x:${externalId}`;
 
 /**
@@ -41,7 +46,8 @@ export async function readyMeters(db: Executor, meterIds: readonly string[]): Pr
 export async function addRollups(trx: Executor, meterId: string, rows: ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>): Promise<void> {
   if (rows.size === 0) return;
   const t = TABLE;
-  const values = [...rows.values()].map(({ key, hourMs, partial }) => ({
+  // In a fixed order: two ingests locking the same rows in different orders would deadlock on PostgreSQL.
+  const values = [...rows.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.hourMs - y.hourMs)).map(({ key, hourMs, partial }) => ({
     meter_id: meterId,
     customer_key: key,
     hour_ms: hourMs,
@@ -74,9 +80,10 @@ export function rollupRows(groups: readonly GroupedPartial[], keyOf: (group: Gro
     const current = rows.get(id);
     rows.set(id, { key, hourMs, partial: current ? mergePartials(current.partial, partial) : partial });
   };
+  const everyone = anyEveryoneKey();
   for (const group of groups) {
     add(keyOf(group), group.hourMs, group);
-    add(EVERYONE, group.hourMs, group);
+    add(everyone, group.hourMs, group);
   }
   return rows;
 }

@@ -23,7 +23,8 @@ const toUsage = (row: Record<string, unknown>): Usage => ({ partial: toPartial(r
 /** Adds an ingested batch's partials, one per customer. A row created here has no baseline yet: it is pending. */
 export async function addUsage(trx: Executor, organizationId: string, meterId: string, deltas: ReadonlyMap<string, Partial>): Promise<void> {
   if (deltas.size === 0) return;
-  const rows = [...deltas].map(([customerId, p]) => ({
+  // In a fixed order: two ingests locking the same rows in different orders would deadlock on PostgreSQL.
+  const rows = [...deltas].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([customerId, p]) => ({
     meter_id: meterId,
     customer_id: customerId,
     organization_id: organizationId,

@@ -9,7 +9,7 @@ import type { Migration } from '../migrate.js';
  *   reset (`since_ms`). `pending` = 1 while the row lacks a baseline (created by an ingest, or invalidated by a
  *   reset, a meter change or a new external id): reads then aggregate the events, and the refresh job rebuilds it.
  * - `meter_rollups`: per meter, hour (UTC epoch ms) and customer key (a customer id, `x:<external id>` for events
- *   of no known customer, '' for everyone). `meter_rollup_states` says whether a meter's rollups are complete
+ *   of no known customer, `#0`…`#7` for everyone). `meter_rollup_states` says whether a meter's rollups are complete
  *   (`ready`) or still being backfilled from its events (`building`, `cursor` = the last event id taken in).
  */
 export const meterRollups: Migration = {

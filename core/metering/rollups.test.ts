@@ -115,7 +115,7 @@ describe('meter rollups', () => {
         seen.add(event.externalId);
         accepted.push(event);
       }
-      await sdk().events.ingest({ events: events.map(({ timestamp, ...event }) => ({ ...event, timestamp: new Date(timestamp) })) });
+      await sdk().events.ingest({ events: events.map(({ timestamp, ...event }) => ({ ...event, timestamp: new Date(timestamp) })) as Parameters<ReturnType<typeof sdk>['events']['ingest']>[0]['events'] });
     }
     // Created after its events: backfilled from them.
     const gold = (await sdk().meters.create({ organizationId, name: 'Gold units', filter: { conjunction: 'and', clauses: [{ property: 'tier', operator: 'eq', value: 'gold' }] }, aggregation: { func: 'sum', property: 'units' } })).id;

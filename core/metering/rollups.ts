@@ -7,7 +7,7 @@ import { findMetersByIds } from './meters-repository.js';
 import type { Meter } from './schema.js';
 
 /**
- * A meter's hourly rollups (migration 0040): per UTC hour, the partial aggregate of its events for everyone
+ * A meter's hourly rollups (migration 0041): per UTC hour, the partial aggregate of its events for everyone
  * (customer keys `#0`…`#7`) and per customer (a customer id, or `x:<external id>` for events of no known customer).
  * Ingestion adds each batch in its own transaction; a meter created after its events, or whose filter or
  * aggregation changed, is backfilled by a job that takes the organization's events in id order, one chunk a run.

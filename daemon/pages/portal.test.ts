@@ -1,6 +1,7 @@
 import type { Polar } from '@polar-sh/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOutboxMail } from '../../core/mail/mailer.js';
+import { refreshedCustomerMeter } from '../../core/metering/testing.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
@@ -180,6 +181,28 @@ describe('the customer portal pages over HTTP', () => {
     const other = await buy(unique('invoice-other'));
     const [theirs] = (await seller.orders.list({ customerId: other.customerId })).result.items;
     expect((await fetch(`${daemon.url}${base()}/orders/${theirs!.id}/invoice`, { headers: { cookie }, redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('shows each meter’s usage against the units a benefit credited, as a bar', async () => {
+    const meter = await seller.meters.create({
+      organizationId,
+      name: 'Harbor API calls',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'harbor.call' }] },
+      aggregation: { func: 'count' },
+    });
+    const credit = await seller.benefits.create({ organizationId, type: 'meter_credit', description: '100 API calls', properties: { units: 100, rollover: false, meterId: meter.id } } as never);
+    const product = await seller.products.create({ organizationId, name: 'Harbor API', prices: [{ amountType: 'fixed', priceAmount: 500 }] } as never);
+    await seller.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credit.id] } });
+    const checkout = await seller.checkouts.create({ products: [product.id], customerEmail: unique('usage') });
+    await polarSdk(daemon.url, '').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'FR' } } });
+    const { customerId } = await seller.checkouts.get({ id: checkout.id });
+    const events = Array.from({ length: 30 }, (_, i) => ({ name: 'harbor.call', customer_id: customerId, external_id: `harbor-${i}`, organization_id: organizationId }));
+    expect((await v1Request(daemon.url, owner.token, 'POST', '/events/ingest', { events })).status).toBe(200);
+    await refreshedCustomerMeter(daemon.db, organizationId, customerId!, meter.id);
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId: customerId! })).customerPortalUrl, { redirect: 'manual' }));
+    const html = await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text();
+    expect(html).toContain('<progress class="meter-bar" max="100" value="30" aria-label="Harbor API calls: 30 used">');
+    expect(html).toContain('30 used of 100 included · 70 left');
   });
 
   it('refuses a cancellation posted from another site', async () => {

@@ -156,4 +156,21 @@ describe('TILL_LOG_LEVEL', () => {
     expect(() => loadConfig({ ...base, ...keys, TILL_STRIPE_WEBHOOK_SECRET: 'abc' })).toThrow(/whsec_/);
     expect(() => loadConfig({ ...base, ...keys, TILL_STRIPE_API_BASE: 'not a url' })).toThrow(/TILL_STRIPE_API_BASE is not a URL/);
   });
+
+  it('turns Discord and GitHub benefits on with all three of their variables, with the public services as default URLs', () => {
+    const base = { TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-config-')), TILL_SECRET: 'x'.repeat(32) };
+    const github = { TILL_GITHUB_BENEFITS_CLIENT_ID: 'Iv1.abc', TILL_GITHUB_BENEFITS_CLIENT_SECRET: 'shh', TILL_GITHUB_BENEFITS_TOKEN: 'ghp_abc' };
+    const discord = { TILL_DISCORD_CLIENT_ID: '123', TILL_DISCORD_CLIENT_SECRET: 'shh', TILL_DISCORD_BOT_TOKEN: 'bot' };
+    expect(loadConfig(base).benefits).toEqual({ github: null, discord: null });
+    expect(loadConfig({ ...base, ...github, ...discord }).benefits).toEqual({
+      github: { clientId: 'Iv1.abc', clientSecret: 'shh', token: 'ghp_abc', apiUrl: 'https://api.github.com', oauthUrl: 'https://github.com' },
+      discord: { clientId: '123', clientSecret: 'shh', botToken: 'bot', apiUrl: 'https://discord.com/api/v10', oauthUrl: 'https://discord.com' },
+    });
+    expect(loadConfig({ ...base, ...github, TILL_GITHUB_API_URL: 'http://127.0.0.1:9/api/' }).benefits.github?.apiUrl).toBe('http://127.0.0.1:9/api');
+    expect(() => loadConfig({ ...base, TILL_DISCORD_BOT_TOKEN: 'bot' })).toThrow(/missing: TILL_DISCORD_CLIENT_ID, TILL_DISCORD_CLIENT_SECRET/);
+    expect(() => loadConfig({ ...base, TILL_GITHUB_API_URL: 'https://ghe.example/api/v3' })).toThrow(/TILL_GITHUB_API_URL is set but/);
+    expect(() => loadConfig({ ...base, ...discord, TILL_DISCORD_API_URL: 'ftp://discord' })).toThrow(/TILL_DISCORD_API_URL must start with https:\/\//);
+    // The sign-in app's variables are another thing: they do not turn benefits on.
+    expect(loadConfig({ ...base, TILL_GITHUB_CLIENT_ID: 'a', TILL_GITHUB_CLIENT_SECRET: 'b' }).benefits.github).toBeNull();
+  });
 });

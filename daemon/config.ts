@@ -27,6 +27,8 @@ import {
   type OidcSettings,
   type SocialSettings,
 } from '../core/auth/social.js';
+import type { GitHubBenefitSettings } from '../core/integrations/github.js';
+import type { DiscordBenefitSettings } from '../core/integrations/discord.js';
 
 /** Everything tilld is configured with; read once from the environment by bin/tilld. */
 export interface DaemonConfig {
@@ -68,6 +70,12 @@ export interface DaemonConfig {
    * sandbox (without it, an organization not marked sandbox needs Stripe to be paid).
    */
   sandbox: { delayMs: number; only: boolean };
+  /**
+   * Discord and GitHub benefits that really grant: Till's OAuth apps, through which customers connect their account
+   * from the portal, and the credentials that give access (TILL_GITHUB_BENEFITS_*, TILL_DISCORD_*); null: not set up,
+   * and such grants record ProviderNotConfigured.
+   */
+  benefits: { github: GitHubBenefitSettings | null; discord: DiscordBenefitSettings | null };
 }
 
 /** Stripe's keys; `apiBase` points the client at a local stand-in of Stripe's API, for testing only. */
@@ -163,6 +171,7 @@ export function loadConfig(env: Env): DaemonConfig {
     },
     stripe: stripeSettings(env),
     sandbox: { delayMs: integer(env, 'TILL_SANDBOX_DELAY_MS', 0, { min: 0, max: 60_000 }), only: sandboxOnly(env) },
+    benefits: { github: githubBenefits(env), discord: discordBenefits(env) },
   };
 }
 
@@ -359,4 +368,50 @@ function stripeSettings(env: Env): StripeConfig | null {
     }
   }
   return { secretKey: secretKey!, publishableKey: publishableKey!, webhookSecret: webhookSecret!, apiBase };
+}
+
+/**
+ * Every variable of a benefit integration, or none: `required` turn it on, `urls` (with defaults) point it at the
+ * service. Answers the trimmed values, or undefined when none is set.
+ */
+function integrationSettings(env: Env, what: string, required: readonly string[], urls: Record<string, string>): Record<string, string> | undefined {
+  const given = Object.fromEntries(required.map((name) => [name, env[name]?.trim() || undefined]));
+  const missing = required.filter((name) => !given[name]);
+  if (missing.length === required.length) {
+    const stray = Object.keys(urls).find((name) => env[name]?.trim());
+    if (stray) throw new ConfigError(`${stray} is set but ${required.join(', ')} are not: ${what} needs them`);
+    return undefined;
+  }
+  if (missing.length > 0) throw new ConfigError(`${what} needs all of ${required.join(', ')}; missing: ${missing.join(', ')}`);
+  const out: Record<string, string> = given as Record<string, string>;
+  for (const [name, fallback] of Object.entries(urls)) {
+    const raw = (env[name]?.trim() || fallback).replace(/\/+$/, '');
+    let protocol: string;
+    try {
+      protocol = new URL(raw).protocol;
+    } catch {
+      throw new ConfigError(`${name} is not a URL: "${raw}"`);
+    }
+    if (protocol !== 'https:' && protocol !== 'http:') throw new ConfigError(`${name} must start with https:// (or http://); got "${raw}"`);
+    out[name] = raw;
+  }
+  return out;
+}
+
+/** GitHub repository benefits: TILL_GITHUB_BENEFITS_CLIENT_ID/_CLIENT_SECRET (OAuth app), _TOKEN (invites). */
+function githubBenefits(env: Env): GitHubBenefitSettings | null {
+  const names = ['TILL_GITHUB_BENEFITS_CLIENT_ID', 'TILL_GITHUB_BENEFITS_CLIENT_SECRET', 'TILL_GITHUB_BENEFITS_TOKEN'];
+  const urls = { TILL_GITHUB_API_URL: 'https://api.github.com', TILL_GITHUB_OAUTH_URL: 'https://github.com' };
+  const set = integrationSettings(env, 'GitHub repository benefits', names, urls);
+  if (!set) return null;
+  return { clientId: set.TILL_GITHUB_BENEFITS_CLIENT_ID!, clientSecret: set.TILL_GITHUB_BENEFITS_CLIENT_SECRET!, token: set.TILL_GITHUB_BENEFITS_TOKEN!, apiUrl: set.TILL_GITHUB_API_URL!, oauthUrl: set.TILL_GITHUB_OAUTH_URL! };
+}
+
+/** Discord benefits: TILL_DISCORD_CLIENT_ID/_CLIENT_SECRET (OAuth app) and _BOT_TOKEN (the bot in the sellers' servers). */
+function discordBenefits(env: Env): DiscordBenefitSettings | null {
+  const names = ['TILL_DISCORD_CLIENT_ID', 'TILL_DISCORD_CLIENT_SECRET', 'TILL_DISCORD_BOT_TOKEN'];
+  const urls = { TILL_DISCORD_API_URL: 'https://discord.com/api/v10', TILL_DISCORD_OAUTH_URL: 'https://discord.com' };
+  const set = integrationSettings(env, 'Discord benefits', names, urls);
+  if (!set) return null;
+  return { clientId: set.TILL_DISCORD_CLIENT_ID!, clientSecret: set.TILL_DISCORD_CLIENT_SECRET!, botToken: set.TILL_DISCORD_BOT_TOKEN!, apiUrl: set.TILL_DISCORD_API_URL!, oauthUrl: set.TILL_DISCORD_OAUTH_URL! };
 }

@@ -21,6 +21,7 @@ import { startWebhookWorker } from './webhooks/worker.js';
 import { createMailer } from '../core/mail/mailer.js';
 import { startCustomerMails } from '../core/mail/customer-mails.js';
 import { startIdempotencyPurge } from '../core/idempotency/service.js';
+import { configureBenefitIntegrations } from '../core/integrations/configure.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -78,6 +79,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
     rateLimit: config.rateLimit,
     log: (level, message) => logger[level]({ component: 'auth' }, clipped(message)),
   });
+  // Discord and GitHub benefits: the adapters the grants' jobs call, and the OAuth apps customers connect through.
+  configureBenefitIntegrations(config.benefits, config.secret);
   const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
   eventHub(db, config.listen);
   server.on('request', app);

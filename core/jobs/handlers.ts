@@ -6,6 +6,7 @@ import { checkoutJobs } from '../billing/checkouts/jobs.js';
 import { refundJobs } from '../billing/refunds/service.js';
 import { paymentJobs } from '../billing/payments/settle.js';
 import { payLinkJobs } from '../billing/pay-links/jobs.js';
+import { benefitGrantJobs } from '../billing/benefit-grants/sync.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
@@ -19,4 +20,5 @@ export const JOB_HANDLERS: JobHandlers = {
   ...refundJobs,
   ...paymentJobs,
   ...payLinkJobs,
+  ...benefitGrantJobs,
 };

@@ -16,6 +16,7 @@ import { checkoutPageRoutes } from './checkout/routes.js';
 import { portalPageRoutes } from './portal/routes.js';
 import { payLinkPageRoutes } from './pay/routes.js';
 import { showSandboxAuthenticate, submitSandboxAuthenticate } from './sandbox-authenticate.js';
+import { portalConnectRoutes } from './portal-connect.js';
 
 /** The pages' forms are a few short fields; nothing near the API's body limit is needed. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -65,6 +66,8 @@ export function pageRoutes(deps: AppDeps): Router {
   // The sandbox's 3-D Secure page (core/payments/sandbox.ts sends customers of sandbox payments there).
   router.get('/sandbox/authenticate/:intentId', showSandboxAuthenticate(deps));
   router.post('/sandbox/authenticate/:intentId', ...form, submitSandboxAuthenticate(deps));
+  // Connecting a customer's GitHub or Discord account for a benefit (OAuth), from the customer portal.
+  router.use(portalConnectRoutes(deps));
   router.use(pageErrorHandler);
   return router;
 }

@@ -300,6 +300,8 @@ describe('customer portal tenancy', () => {
     'benefit-grants': who.grantIds[0]!,
     'license-keys': who.licenseKeyId,
   });
+  /** A valid body for each kind of object a portal route changes (a grant of any type takes `benefit_type` alone). */
+  const VALID_PATCH_BODIES: Record<string, unknown> = { subscriptions: { cancel_at_period_end: true }, 'benefit-grants': { benefit_type: 'custom' } };
   const objectRoutes = () => PORTAL_ROUTES.filter((route) => route.path.includes('/:') && !route.public);
 
   it('has an object of another customer for every portal route that names one (the walk is complete)', () => {
@@ -311,7 +313,7 @@ describe('customer portal tenancy', () => {
       for (const route of objectRoutes()) {
         const id = othersOf(other)[route.path.split('/')[3]!]!;
         // A write carries a valid body, so that only the object decides the answer.
-        const body = route.method === 'patch' ? { cancel_at_period_end: true } : undefined;
+        const body = route.method === 'patch' ? VALID_PATCH_BODIES[route.path.split('/')[3]!] : undefined;
         const res = await v1(adaToken, route.method.toUpperCase(), route.path.replace('/v1', '').replace(':id', id), body);
         expect([res.status, route.method, route.path, other.customerId]).toEqual([404, route.method, route.path, other.customerId]);
         expect((await res.json()).error).toBe('ResourceNotFound');

@@ -113,6 +113,14 @@ export async function findGrantById(db: Executor, id: string): Promise<BenefitGr
   return row ? toGrant(row) : undefined;
 }
 
+/** A grant by id, locked on PostgreSQL until the transaction ends (its job saves what the service answered). */
+export async function lockGrantById(trx: Executor, id: string): Promise<BenefitGrant | undefined> {
+  const query = trx(TABLE).where({ id });
+  if (dialectOf(trx as Knex) === 'postgres') query.forUpdate();
+  const row = await query.first();
+  return row ? toGrant(row) : undefined;
+}
+
 export async function findGrant(db: Executor, id: string, organizationIds: Iterable<string>): Promise<BenefitGrant | undefined> {
   const row = await db(TABLE).where({ id }).whereIn('organization_id', [...organizationIds]).first();
   return row ? toGrant(row) : undefined;

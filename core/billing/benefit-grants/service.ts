@@ -9,7 +9,7 @@ import { findCustomers } from '../customers/repository.js';
 import type { Customer } from '../customers/schema.js';
 import { announceCustomerState as announceState } from '../customer-state/service.js';
 import { linksOf } from '../products/repository.js';
-import { GrantFailure, strategyFor } from './providers/index.js';
+import { GrantDeferred, GrantFailure, strategyFor } from './providers/index.js';
 import { claimGrant, grantsOfBenefit, grantsOfCustomer, grantsOfScope, saveGrantState } from './repository.js';
 import { scopeOf, type BenefitGrant } from './schema.js';
 import { serializeGrant } from './serialize.js';
@@ -22,18 +22,33 @@ async function customerOf(trx: Trx, grant: { organizationId: string; customerId:
   return (await findCustomers(trx, { id: grant.customerId }, [grant.organizationId]))[0];
 }
 
-async function emit(trx: Trx, clock: Clock, type: GrantEvent, grant: BenefitGrant, customer: Customer, benefit: Benefit) {
+/** Records a benefit_grant.* event for the grant in the caller's transaction (outbox). */
+export async function emitGrantEvent(trx: Trx, clock: Clock, type: GrantEvent, grant: BenefitGrant, customer: Customer, benefit: Benefit) {
   await recordEvent(trx, clock, { organizationId: grant.organizationId, type, data: serializeGrant(grant, customer, benefit) });
 }
+const emit = emitGrantEvent;
 
-/** Runs a strategy step; a GrantFailure becomes the grant's recorded error instead of failing the caller's change. */
-async function attempt<T>(step: () => Promise<T>, now: Date): Promise<{ ok: true; value: T } | { ok: false; error: { message: string; type: string; timestamp: string } }> {
+type Attempt<T> = { ok: true; value: T } | { ok: false; deferred: false; error: { message: string; type: string; timestamp: string } } | { ok: false; deferred: true };
+
+/**
+ * Runs a strategy step; a GrantFailure becomes the grant's recorded error instead of failing the caller's change,
+ * and a GrantDeferred (the grant's job calls the service later) leaves it pending without one.
+ */
+async function attempt<T>(step: () => Promise<T>, now: Date): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await step() };
   } catch (error) {
-    if (error instanceof GrantFailure) return { ok: false, error: { message: error.message, type: error.type, timestamp: now.toISOString() } };
+    if (error instanceof GrantDeferred) return { ok: false, deferred: true };
+    if (error instanceof GrantFailure) return { ok: false, deferred: false, error: { message: error.message, type: error.type, timestamp: now.toISOString() } };
     throw error;
   }
+}
+
+/** The grant once its step ran: granted, waiting for its job (no longer revoked, no error), or failed with why. */
+function afterGrantStep(grant: BenefitGrant, result: Attempt<BenefitGrant['properties']>, now: Date): BenefitGrant {
+  if (result.ok) return granted(grant, result.value, now);
+  if (result.deferred) return { ...grant, revokedAt: null, error: null, modifiedAt: now };
+  return failed(grant, result.error, now);
 }
 
 /**
@@ -76,7 +91,7 @@ export async function grantBenefits(
     const { grant, created } = await claimGrant(trx, fresh);
     if (stateOf(grant) === 'granted') continue;
     const result = await attempt(() => strategyFor(benefit).grant({ trx, now, benefit, grant }), now);
-    const next = result.ok ? granted(grant, result.value, now) : failed(grant, result.error, now);
+    const next = afterGrantStep(grant, result, now);
     if (!canMove(stateOf(grant), stateOf(next)) || !(await saveGrantState(trx, next, grant))) continue;
     await emit(trx, clock, created ? 'benefit_grant.created' : 'benefit_grant.updated', next, customer, benefit);
     changed = true;
@@ -96,7 +111,7 @@ async function revokeGrants(trx: Trx, clock: Clock, grants: readonly BenefitGran
     const benefit = await findBenefit(trx, grant.benefitId, [grant.organizationId]);
     // A grant that was never in effect has nothing to take back; a deleted benefit has no strategy left to run.
     const properties = benefit && stateOf(grant) === 'granted' ? await attempt(() => strategyFor(benefit).revoke({ trx, now, benefit, grant }), now) : { ok: true as const, value: grant.properties };
-    const next = properties.ok ? revoked(grant, properties.value, now) : { ...revoked(grant, grant.properties, now), error: properties.error };
+    const next = properties.ok ? revoked(grant, properties.value, now) : { ...revoked(grant, grant.properties, now), error: properties.deferred ? null : properties.error };
     if (!(await saveGrantState(trx, next, grant))) continue;
     if (benefit && customer) await emit(trx, clock, 'benefit_grant.revoked', next, customer, benefit);
     if (customer) changed.add(`${grant.organizationId} ${grant.customerId}`);

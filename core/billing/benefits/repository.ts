@@ -53,6 +53,12 @@ export async function findBenefit(db: Executor, id: string, organizationIds: Ite
   return row ? toBenefit(row) : undefined;
 }
 
+/** A benefit whether or not it was deleted (a revoked grant's job still takes back what the benefit gave). */
+export async function findBenefitEvenDeleted(db: Executor, id: string): Promise<Benefit | undefined> {
+  const row = await db(TABLE).where({ id }).first();
+  return row ? toBenefit(row) : undefined;
+}
+
 /** The live benefits of an organization among `ids` (products attach them). */
 export async function findBenefits(db: Executor, organizationId: string, ids: readonly string[]): Promise<Benefit[]> {
   const rows = await db(TABLE).where({ organization_id: organizationId }).whereIn('id', ids).whereNull('deleted_at');

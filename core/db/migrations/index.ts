@@ -30,6 +30,7 @@ import { customerPortal } from './0038_customer_portal.js';
 import { discountAmounts } from './0039_discount_amounts.js';
 import { payLinks } from './0040_pay_links.js';
 import { meterRollups } from './0041_meter_rollups.js';
+import { customerOAuthAccounts } from './0042_customer_oauth_accounts.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -64,4 +65,5 @@ export const migrations: readonly Migration[] = [
   discountAmounts,
   payLinks,
   meterRollups,
+  customerOAuthAccounts,
 ];

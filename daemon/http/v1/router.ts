@@ -29,6 +29,7 @@ import { stripeWebhookRouter } from '../../routes/stripe-webhook.js';
 import { catalogRoutes } from '../../routes/catalog.js';
 import { customerSessionRoutes } from '../../routes/customer-sessions.js';
 import { customerPortalRoutes } from '../../routes/customer-portal.js';
+import { customerPortalGrantRoutes } from '../../routes/customer-portal-grants.js';
 import type { V1Deps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -42,7 +43,7 @@ export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessT
  * The customer portal's operations (`/v1/customer-portal/…`): a customer session token opens them, never a seller's
  * credentials. Kept apart from V1_ROUTES, whose walks (scopes, tenancy) are about seller credentials.
  */
-export const PORTAL_ROUTES: readonly AnyRoute[] = customerPortalRoutes;
+export const PORTAL_ROUTES: readonly AnyRoute[] = [...customerPortalRoutes, ...customerPortalGrantRoutes];
 
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {

@@ -16,4 +16,4 @@ const STRATEGIES: { [T in Benefit['type']]: BenefitStrategy<Extract<Benefit, { t
 export const strategyFor = <B extends Benefit>(benefit: B) => STRATEGIES[benefit.type] as unknown as BenefitStrategy<B>;
 
 export { configureAccessProvider } from './external.js';
-export { GrantFailure, type AccessProvider, type BenefitStrategy, type GrantAction } from './provider.js';
+export { GrantDeferred, GrantFailure, type AccessProvider, type ConnectedAccount, type BenefitStrategy, type GrantAction } from './provider.js';

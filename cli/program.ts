@@ -134,7 +134,7 @@ export function createProgram({ env, streams, setExitCode }: ProgramSetup): Comm
   const openUi = async (options: { server?: string; org?: string }) => setExitCode(await (await import('./commands/ui.js')).ui(options, env, streams));
   program
     .command('ui')
-    .description('the full-screen terminal UI: dashboard, live events, products, discounts, refunds, webhooks (needs a terminal)')
+    .description('the full-screen terminal UI: dashboard, live events, orders, customers, subscriptions, catalog, webhooks (needs a terminal)')
     .option(...server)
     .option(...inOrg)
     .action(openUi);

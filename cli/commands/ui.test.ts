@@ -108,6 +108,110 @@ describe('till ui', () => {
     await ui.showing('[exit 0]');
   }, 300_000);
 
+  it('drives the Orders, Customers and Subscriptions tabs: filter, search, details, invoice and portal links, cancel, uncancel and revoke, in a real terminal against a real daemon', async () => {
+    const shop = await seller(daemon, 'Ops Shop');
+    const api = async <T,>(method: string, path: string, body?: unknown) => (await (await v1Request(daemon.url, shop.user.token, method, path, body)).json()) as T;
+    for (const trigger of ['subscription.created', 'order.paid']) {
+      const result = await till(['trigger', trigger, '--yes', '--json'], shop.env);
+      expect(result.exitCode, result.stderr).toBe(0);
+    }
+    const [subscription] = (await api<{ items: { id: string; customer: { email: string } }[] }>('GET', `/subscriptions/?organization_id=${shop.organizationId}`)).items;
+    const subscriber = subscription!.customer.email;
+    const fits = (screen: string) => {
+      for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      return screen;
+    };
+
+    const ui = await openUi('ops', shop.env);
+    await ui.showing('Failed payments');
+    // Orders: both, then the one-time one only; its items, payments and refunds; its invoice link.
+    await ui.keys(tabKey('Orders'));
+    fits(await ui.showing(/2 orders/));
+    await ui.keys('s');
+    await ui.showing('1 orders (one-time)');
+    await ui.keys('s', 's');
+    await ui.showing(/2 orders\s/);
+    await ui.keys('/');
+    await ui.showing('search:');
+    await ui.keys('-l', subscriber.slice(0, 16));
+    await ui.keys('Enter');
+    await ui.showing(`1 orders (matching “${subscriber.slice(0, 16)}”)`);
+    await ui.keys('Enter');
+    let screen = fits(await ui.showing(/Payments\n.*succeeded/));
+    expect(screen).toMatch(/Items\n\s+25\.00 USD  \S/);
+    expect(screen).toMatch(/Refunds\n\s+None\./);
+    expect(screen).toContain('J raw JSON');
+    await ui.keys('Escape');
+    await ui.showing(/1 orders \(matching/);
+    await ui.keys('i');
+    await ui.showing('Get a link to the invoice');
+    await ui.keys('y');
+    // The link gets lines of its own, whole, to copy.
+    screen = await ui.showing(/✓ Invoice link \(1 hour\):\s+http/);
+
+    // Customers: search on the server, the customer's state, a portal link.
+    await ui.keys(tabKey('Customers'));
+    await ui.showing(/2 customers/);
+    await ui.keys('/');
+    await ui.showing('search (Enter):');
+    await ui.keys('-l', subscriber);
+    await ui.keys('Enter');
+    await ui.showing(/1 customers \(matching/);
+    await ui.keys('Enter');
+    screen = fits(await ui.showing(/Orders \(latest 1\)\n.*paid/));
+    expect(screen).toMatch(/Subscriptions \(1\)\n\s+Triggered plan · 25\.00 USD\/month · active · renews/);
+    expect(screen).toContain('Benefit grants (0)');
+    expect(screen).toContain('Meters (0)');
+    await ui.keys('Escape');
+    await ui.keys('p');
+    await ui.showing('Open a customer portal session');
+    await ui.keys('y');
+    await ui.showing(/✓ Portal link \(until [^)]+\):\s+http\S+/);
+
+    // Subscriptions: cancel with a reason, take it back, revoke; the history says what happened.
+    await ui.keys(tabKey('Subscriptions'));
+    fits(await ui.showing(/Triggered plan\s+25\.00 USD\/mo\s+active\s+renews/));
+    await ui.keys('u');
+    await ui.showing('✗ It is not set to cancel');
+    await ui.keys('c');
+    await ui.showing(/› Reason\s+‹ \(none\) ›/);
+    await ui.keys('Right');
+    await ui.showing(/› Reason\s+‹ customer_service ›/);
+    await ui.keys('C-s');
+    await ui.showing('at the end of its period?');
+    await ui.keys('y');
+    await ui.showing('✓ Cancels at the end of its period');
+    let stored = await api<{ cancel_at_period_end: boolean; customer_cancellation_reason: string; status: string }>('GET', `/subscriptions/${subscription!.id}`);
+    expect(stored).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: 'customer_service', status: 'active' });
+    await ui.keys('s', 's');
+    await ui.showing(/1 subscriptions \(canceling\)/);
+    await ui.keys('u');
+    await ui.showing('Take back the cancellation');
+    await ui.keys('y');
+    await ui.showing('✓ Renews on');
+    await ui.showing(/No subscriptions here/);
+    await ui.keys('s', 's', 's', 's');
+    await ui.showing(/Triggered plan\s+25\.00 USD\/mo\s+active\s+renews/);
+    await ui.keys('x');
+    await ui.showing(/Revoke Triggered plan of/);
+    await ui.keys('C-s');
+    await ui.showing('now and revoke its benefits?');
+    await ui.keys('y');
+    await ui.showing('✓ Ended now; its benefits are revoked.');
+    stored = await api('GET', `/subscriptions/${subscription!.id}`);
+    expect(stored.status).toBe('canceled');
+    await ui.keys('s', 's', 's');
+    await ui.showing(/1 subscriptions \(canceled\)/);
+    await ui.keys('Enter');
+    screen = fits(await ui.showing(/History\n(.*\n)*.*ended/));
+    expect(screen).toMatch(/\d\d:\d\d  started\n/);
+    expect(screen).toMatch(/subscription_create · 25\.00 USD · paid/);
+    expect(screen).toMatch(/canceled/);
+    await ui.keys('Escape');
+    await ui.keys('q');
+    await ui.showing('[exit 0]');
+  }, 300_000);
+
   it('signs in inside the app, follows live events, filters and inspects them, creates a discount and refunds an order, in a real terminal against a real daemon', async () => {
     // Not signed in: the device-code sign-in of `till login`, inside the app.
     const configDir = tempConfigDir();
@@ -163,7 +267,7 @@ describe('till ui', () => {
     // An order to refund: `till trigger order.paid` buys a product through a sandbox checkout.
     const triggered = await till(['trigger', 'order.paid', '--yes', '--json'], acme.env);
     expect(triggered.exitCode, triggered.stderr).toBe(0);
-    await ui.keys(tabKey('Refunds'));
+    await ui.keys(tabKey('Orders'));
     await ui.showing(/paid/);
     await ui.keys('f');
     await ui.showing('Refund order');

@@ -19,7 +19,7 @@ export interface UiOptions {
 
 /** The commands that do, one at a time, what the terminal UI does: named when there is no terminal. */
 const INSTEAD =
-  '`till listen` (live events), `till products list|create|archive`, `till discounts list|create|delete`, `till orders list`, `till refunds create`, `till webhooks …`, `till meters …`';
+  '`till metrics` (the dashboard\'s figures), `till listen` (live events), `till orders list|get|invoice`, `till customers list|state|portal`, `till subscriptions list|cancel|uncancel|revoke`, `till products list|create|archive`, `till discounts list|create|delete`, `till refunds create`, `till webhooks …`, `till meters …`';
 
 /**
  * `till ui` (and `till` alone on a terminal): the full-screen terminal UI. Loads ink and react only here.

@@ -7,9 +7,12 @@ import { EventStore } from './event-store.js';
 import { fitHints, HintsProvider } from './hints.js';
 import { DASHBOARD_KEYS, DashboardTab } from './tabs/DashboardTab.js';
 import { EVENTS_KEYS, EventsTab } from './tabs/EventsTab.js';
-import { discountsConfig, productsConfig, refundsConfig } from './tabs/configs.js';
+import { discountsConfig, productsConfig } from './tabs/configs.js';
+import { customersConfig } from './tabs/customers.js';
 import { metersConfig } from './tabs/meters.js';
+import { ordersConfig } from './tabs/orders.js';
 import { resourceKeys, ResourceTab, type ResourceConfig } from './tabs/ResourceTab.js';
+import { subscriptionsConfig } from './tabs/subscriptions.js';
 import type { TabProps } from './tabs/tab.js';
 import { WEBHOOKS_KEYS, WebhooksTab } from './tabs/WebhooksTab.js';
 import { ThemeContext, themeFor, useTheme } from './theme.js';
@@ -50,10 +53,12 @@ const EVENTS = 1;
 const TABS: TabSpec[] = [
   { name: 'Dashboard', short: 'Dash', keys: DASHBOARD_KEYS },
   { name: 'Events', short: 'Events', keys: EVENTS_KEYS },
+  { name: 'Orders', short: 'Orders', keys: resourceKeys(ordersConfig), config: ordersConfig },
+  { name: 'Customers', short: 'Custs', keys: resourceKeys(customersConfig), config: customersConfig },
+  { name: 'Subscriptions', short: 'Subs', keys: resourceKeys(subscriptionsConfig), config: subscriptionsConfig },
   { name: 'Products', short: 'Prods', keys: resourceKeys(productsConfig), config: productsConfig },
   { name: 'Discounts', short: 'Discs', keys: resourceKeys(discountsConfig), config: discountsConfig },
   { name: 'Meters', short: 'Meters', keys: resourceKeys(metersConfig), config: metersConfig },
-  { name: 'Refunds', short: 'Refunds', keys: resourceKeys(refundsConfig), config: refundsConfig },
   { name: 'Webhooks', short: 'Hooks', keys: WEBHOOKS_KEYS, view: (props) => <WebhooksTab {...props} /> },
 ];
 

@@ -178,7 +178,7 @@ describe('the Refunds tab', () => {
   it('shows orders with their refundable amount and refunds one after a confirmation saying what happens', async () => {
     const fake = store();
     const app = open(fake);
-    await app.press(tabKey('Refunds'));
+    await app.press(tabKey('Orders'));
     const list = await app.showing('ada@example.com');
     expect(list).toMatch(/12\.00 USD\s+10\.00 USD\s+paid/);
     await app.press('f');

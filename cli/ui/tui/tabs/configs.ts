@@ -241,56 +241,6 @@ export const discountsConfig: ResourceConfig = {
   ],
 };
 
-const REASONS = ['customer_request', 'duplicate', 'fraudulent', 'service_disruption', 'satisfaction_guarantee', 'dispute_prevention', 'other'];
-
-/** Refunds: orders with what is still refundable; refund one (amount, reason, revoke benefits) after a confirmation. */
-export const refundsConfig: ResourceConfig = {
-  noun: 'orders',
-  listPath: (org) => `/v1/orders/?${q(org)}&limit=100&sorting=-created_at`,
-  empty: 'No orders yet.',
-  columns: [
-    { header: 'CREATED', width: 16, value: (o) => shortDate(o.created_at) },
-    { header: 'CUSTOMER', width: 18, value: (o) => String((o.customer as Row | undefined)?.email ?? o.customer_id ?? '') },
-    { header: 'TOTAL', width: 11, value: (o) => money(o.total_amount, o.currency) },
-    { header: 'REFUNDABLE', width: 11, value: (o) => money(o.refundable_amount, o.currency) },
-    { header: 'STATUS', width: 18, value: (o) => String(o.status) },
-  ],
-  actions: [
-    {
-      key: 'f',
-      label: 'refund',
-      needsRow: true,
-      refuse: (o) => (Number(o.refundable_amount ?? 0) > 0 ? undefined : `Nothing left to refund on this order (${String(o.status)}).`),
-      form: (o) => ({
-        title: `Refund order ${String(o?.id)} (refundable ${money(o?.refundable_amount, o?.currency)} before tax)`,
-        fields: [
-          { name: 'amount', label: 'Amount', initial: String(o?.refundable_amount ?? ''), hint: `minor units, ${String(o?.currency ?? '').toUpperCase()}` },
-          { name: 'reason', label: 'Reason', choices: REASONS },
-          { name: 'revoke', label: 'Revoke benefits', choices: ['no', 'yes'] },
-        ],
-      }),
-      prepare(o, values) {
-        const order = o!;
-        const amount = Number(required(values, 'amount', 'Amount'));
-        const refundable = Number(order.refundable_amount ?? 0);
-        if (!Number.isInteger(amount) || amount < 1) throw new Error('Amount must be a whole number of minor units from 1.');
-        if (amount > refundable) throw new Error(`At most ${money(refundable, order.currency)} (${refundable}) is refundable.`);
-        const revoke = values.revoke === 'yes';
-        return {
-          lines: [
-            `Refund ${money(amount, order.currency)} (plus its share of tax) of order ${String(order.id)}`,
-            `Reason: ${String(values.reason)} · benefits ${revoke ? 'revoked' : 'kept'}`,
-          ],
-          method: 'POST',
-          path: '/v1/refunds/',
-          body: { order_id: order.id, amount, reason: values.reason, revoke_benefits: revoke },
-          done: `Refunded ${money(amount, order.currency)}.`,
-        };
-      },
-    },
-  ],
-};
-
 /** Webhooks: endpoints with their health; create, rotate the signing secret, delete. */
 export const webhooksConfig: ResourceConfig = {
   noun: 'endpoints',

@@ -100,9 +100,22 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
     const storeElu = performance.eventLoopUtilization(eluStart).utilization;
 
     let handlers;
+    // The new tabs' lists and the Dashboard's figures, as a busy shop's server would answer them (100 rows each).
+    const customer = (n) => ({ id: `cus_${n}`, email: `c${n}@example.com`, name: `Customer ${n}`, created_at: new Date().toISOString() });
+    const rowsOf = (make) => ({ items: Array.from({ length: 100 }, (_, n) => make(n)) });
+    const answer = (path) => {
+      if (path.startsWith('/v1/metrics/')) {
+        const periods = Array.from({ length: 31 }, (_, n) => ({ timestamp: new Date(Date.now() - (30 - n) * 86_400_000).toISOString(), revenue: n * 1000, orders: n, monthly_recurring_revenue: n * 500, active_subscriptions: n }));
+        return { periods, totals: {}, metrics: {}, currency: 'usd' };
+      }
+      if (path.startsWith('/v1/orders/')) return rowsOf((n) => ({ id: `ord_${n}`, created_at: new Date().toISOString(), customer: customer(n), total_amount: 2500, refundable_amount: 2500, currency: 'usd', status: 'paid' }));
+      if (path.startsWith('/v1/customers/')) return rowsOf(customer);
+      if (path.startsWith('/v1/subscriptions/')) return rowsOf((n) => ({ id: `sub_${n}`, customer: customer(n), product: { name: 'Pro plan' }, amount: 2500, currency: 'usd', recurring_interval: 'month', status: 'active', current_period_end: new Date().toISOString() }));
+      return { items: [] };
+    };
     const backend = {
       server: 'http://127.0.0.1:4010',
-      request: async () => ({ items: [] }),
+      request: async (_method, path) => answer(path),
       follow: (_org, given, signal) => {
         handlers = given;
         given.onState({ kind: 'live' });
@@ -118,7 +131,8 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
       stdin.emit('readable');
     };
     let phase = 'idle';
-    const frames = { idle: { react: [], ink: [] }, redraw: { react: [], ink: [] }, stream: { react: [], ink: [] } };
+    const NEW_TABS = [['Dashboard', '1'], ['Orders', '3'], ['Customers', '4'], ['Subscriptions', '5']];
+    const frames = { idle: { react: [], ink: [] }, redraw: { react: [], ink: [] }, stream: { react: [], ink: [] }, ...Object.fromEntries(NEW_TABS.map(([name]) => [name, { react: [], ink: [] }])) };
     const app = render(
       createElement(App, {
         backend,
@@ -126,6 +140,8 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
         organizationId: 'org',
         color: true,
         onCommit: (took) => frames[phase].react.push(took),
+        initialTab: 2,
+        dashboardGapMs: 1000,
       }),
       { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 30, onRender: ({ renderTime }) => frames[phase].ink.push(renderTime) },
     );
@@ -175,6 +191,23 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
     const written = stdout.writes - writesBefore;
     const streamFrames = frames.stream.ink.length;
     const afterMemory = measureMemory();
+
+    // The new tabs (issue 20), each under the same stream for the same time: its frames, and the heap after it.
+    const tabSeconds = quick ? 1 : Math.min(seconds, 3);
+    const tabRows = [];
+    let first = sent;
+    for (const [name, key] of NEW_TABS) {
+      press(key);
+      await sleep(500);
+      phase = name;
+      const tabSent = await stream((event) => handlers.onEvent(event), rate, tabSeconds, first);
+      first += tabSent;
+      await sleep(200);
+      phase = 'idle';
+      const memory = measureMemory();
+      const f = frames[name];
+      tabRows.push(`| ${name} | ${tabSent.toLocaleString('en-US')} | ${f.ink.length} | ${f.react.length ? `${ms(percentile(f.react, 50))} / ${ms(percentile(f.react, 99))}` : '—'} | ${ms(percentile(f.ink, 50))} / ${ms(percentile(f.ink, 99))} | ${mb(memory.heapUsed)} (${ratio(memory.heapUsed, idleMemory.heapUsed)} of idle) |`);
+    }
     app.unmount();
 
     const f = frames;
@@ -201,6 +234,15 @@ Frames under the stream: ${streamFrames} drawn (${(streamFrames / elapsed).toFix
 | RSS / peak during / after GC | ${mb(idleMemory.rss)} | ${mb(peak.rss)} peak, ${mb(afterMemory.rss)} after | ${ratio(peak.rss, idleMemory.rss)} peak, ${ratio(afterMemory.rss, idleMemory.rss)} after |
 | Event-loop utilisation | ${pct(idleElu)} (the EventStore alone under the stream: ${pct(storeElu)}) | ${pct(streamElu)} | ${ratio(streamElu, storeElu)} of the store alone |
 | Event-loop delay p50 / p99 (how long a key press waits) | ${ms(idleDelay.percentile(50) / 1e6)} / ${ms(idleDelay.percentile(99) / 1e6)} | ${ms(delay.percentile(50) / 1e6)} / ${ms(delay.percentile(99) / 1e6)} | ${ratio(delay.percentile(99), idleDelay.percentile(99))} (p99) |
+
+The new tabs (issue 20) under the same stream, ${tabSeconds} s each, one after the other (the Dashboard loads its
+figures again at most once a second while order events stream in; the lists hold 100 rows). React's time is
+measured for the Dashboard (its own render and commit); ink's layout and output for every frame. Heap after GC once
+each tab's stream ends, against the idle app's.
+
+| Tab | Events | Frames | React render + commit p50 / p99 | ink layout + output p50 / p99 | Heap after (GC) |
+|---|---|---|---|---|---|
+${tabRows.join('\n')}
 `;
   } finally {
     rmSync(dir, { recursive: true, force: true });

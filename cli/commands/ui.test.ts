@@ -178,7 +178,8 @@ describe('till ui', () => {
     await ui.keys('Right');
     await ui.showing(/› Reason\s+‹ customer_service ›/);
     await ui.keys('C-s');
-    await ui.showing('at the end of its period?');
+    // The confirmation wraps the customer's long email: wait for its last line.
+    await ui.showing(/Cancel Triggered plan of[\s│]+\S+@example\.com at the end of its[\s│]+period\?(.|\n)*Confirm\? y\/Enter yes/);
     await ui.keys('y');
     await ui.showing('✓ Cancels at the end of its period');
     let stored = await api<{ cancel_at_period_end: boolean; customer_cancellation_reason: string; status: string }>('GET', `/subscriptions/${subscription!.id}`);
@@ -195,7 +196,8 @@ describe('till ui', () => {
     await ui.keys('x');
     await ui.showing(/Revoke Triggered plan of/);
     await ui.keys('C-s');
-    await ui.showing('now and revoke its benefits?');
+    await ui.showing(/now and revoke its[\s│]+benefits\?|now and revoke its benefits\?/);
+    await ui.showing('Confirm? y/Enter yes');
     await ui.keys('y');
     await ui.showing('✓ Ended now; its benefits are revoked.');
     stored = await api('GET', `/subscriptions/${subscription!.id}`);

@@ -31,8 +31,9 @@ async function declinedRenewal(email: string): Promise<{ subscriptionId: string;
   await polarSdk(daemon.url, '').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_chargeCustomerFail', customerBillingAddress: { country: 'US' } } });
   const { subscriptionId } = await sdk.checkouts.get({ id: checkout.id });
   await v1('POST', `/organizations/${organizationId}/clock/advance`, { by: '+1month' });
-  const mail = await daemon.db('mail_outbox').where({ to_address: email }).orderBy('created_at', 'desc').first();
-  const url = /(https?:\/\/\S+\/pay\/till_pay_[A-Za-z0-9_-]+)/.exec(String(mail?.body))?.[1];
+  // Other mails reach the customer too (receipts): the one with the link is looked for.
+  const mails = await daemon.db('mail_outbox').where({ to_address: email }).orderBy('created_at', 'desc');
+  const url = mails.map((mail) => /(https?:\/\/\S+\/pay\/till_pay_[A-Za-z0-9_-]+)/.exec(String(mail.body))?.[1]).find(Boolean);
   if (!url) throw new Error(`no pay link was mailed to ${email}`);
   return { subscriptionId: subscriptionId!, url };
 }

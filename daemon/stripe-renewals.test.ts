@@ -1,13 +1,11 @@
 import type { Polar } from '@polar-sh/sdk';
 import type { ProductCreate } from '@polar-sh/sdk/models/components/productcreate.js';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toDbTime } from '../core/db/columns.js';
-import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.js';
-import { RENEW_JOB } from '../core/billing/subscriptions/job-kinds.js';
-import { STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
+import type { StripeFake } from '../core/payments/stripe/fake.js';
 import { signUp, type SignedIn } from './testing/auth-client.js';
-import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
+import type { TestDaemon } from './testing/daemon.js';
+import { eventually, renewNow as renewDaemonNow, startStripeTestbed, type StripeTestbed } from './testing/stripe.js';
 import { createOrganization, polarSdk, v1Request } from './testing/v1.js';
 
 /**
@@ -15,6 +13,7 @@ import { createOrganization, polarSdk, v1Request } from './testing/v1.js';
  * sandbox) has no test clock, so a renewal is brought forward by moving the subscription's period end and its
  * renewal job to now in the database; tilld's job runner then renews and charges the card saved at Stripe.
  */
+let bed: StripeTestbed;
 let fake: StripeFake;
 let stripe: Stripe;
 let daemon: TestDaemon;
@@ -23,17 +22,7 @@ let organizationId: string;
 let sdk: Polar;
 let anonymous: Polar;
 
-async function eventually<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 40_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const token = async (paymentMethod: string) => (await stripe.testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+const token = (paymentMethod: string) => bed.token(paymentMethod);
 
 async function v1<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await v1Request(daemon.url, owner.token, method, path, body);
@@ -62,37 +51,20 @@ async function subscribed(paymentMethod: string, email: string): Promise<{ subsc
   return { subscriptionId: done.subscriptionId!, checkoutId: checkout.id };
 }
 
-/** The period ends now: the renewal job is due, and tilld's job runner takes it within a second or so. */
-async function renewNow(subscriptionId: string): Promise<void> {
-  const now = new Date();
-  await daemon.db('subscriptions').where({ id: subscriptionId }).update({ current_period_end: toDbTime(new Date(now.getTime() - 1000)) });
-  const moved = await daemon.db('jobs').where({ kind: RENEW_JOB, subject_id: subscriptionId }).update({ run_at_ms: now.getTime() - 1000 });
-  expect(moved).toBe(1);
-}
+const renewNow = (subscriptionId: string) => renewDaemonNow(daemon, subscriptionId);
 
 const renewalPayments = (subscriptionId: string) => daemon.db('payments').where({ subscription_id: subscriptionId, purpose: 'subscription' }).orderBy('created_at');
 
 beforeAll(async () => {
-  fake = await startStripeFake();
-  stripe = new Stripe(fake.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
-  daemon = await startTestDaemon({
-    TILL_STRIPE_SECRET_KEY: fake.secretKey,
-    TILL_STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
-    TILL_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-    TILL_STRIPE_API_BASE: fake.url,
-    TILL_JOB_INTERVAL_MS: '200',
-  });
-  fake.setWebhookUrl(`${daemon.url}${STRIPE_WEBHOOK_PATH}`);
+  bed = await startStripeTestbed({ TILL_JOB_INTERVAL_MS: '200' });
+  ({ fake, stripe, daemon } = bed);
   owner = await signUp(daemon.url, { name: 'Rena Renewal' });
   organizationId = await createOrganization(owner, 'Renewing Shop');
   sdk = polarSdk(daemon.url, owner.token);
   anonymous = polarSdk(daemon.url, '');
 });
 
-afterAll(async () => {
-  await daemon?.close();
-  await fake?.close();
-});
+afterAll(() => bed?.close());
 
 describe('off-session renewals through Stripe (the fake), and a lost dispute', () => {
   it('renews by charging the card saved at Stripe off-session: the renewal order is paid, the subscription stays active', async () => {

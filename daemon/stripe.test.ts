@@ -1,14 +1,15 @@
 import type { Polar } from '@polar-sh/sdk';
 import type { ProductCreate } from '@polar-sh/sdk/models/components/productcreate.js';
 import { PaymentError } from '@polar-sh/sdk/models/errors/paymenterror.js';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.js';
-import { STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
+import type { StripeFake } from '../core/payments/stripe/fake.js';
 import { signUp, type SignedIn } from './testing/auth-client.js';
-import { startTestDaemon, type TestDaemon } from './testing/daemon.js';
+import type { TestDaemon } from './testing/daemon.js';
+import { eventually, startStripeTestbed, type StripeTestbed } from './testing/stripe.js';
 import { createOrganization, polarSdk, v1Request } from './testing/v1.js';
 
+let bed: StripeTestbed;
 let fake: StripeFake;
 let stripe: Stripe;
 let daemon: TestDaemon;
@@ -18,18 +19,7 @@ let sandboxOrganizationId: string;
 let sdk: Polar;
 let anonymous: Polar;
 
-/** Polls until `read` answers something; the machine may be busy, so never a fixed sleep. */
-async function eventually<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 25_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const token = async (paymentMethod: string) => (await stripe.testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+const token = (paymentMethod: string) => bed.token(paymentMethod);
 const paymentsOf = (checkoutId: string) => daemon.db('payments').where({ checkout_id: checkoutId }).orderBy('created_at');
 const checkoutStatus = async (id: string) => (await sdk.checkouts.get({ id })).status;
 
@@ -47,15 +37,8 @@ async function paidOrder(paymentMethod: string, amount = 2000) {
 }
 
 beforeAll(async () => {
-  fake = await startStripeFake();
-  stripe = new Stripe(fake.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
-  daemon = await startTestDaemon({
-    TILL_STRIPE_SECRET_KEY: fake.secretKey,
-    TILL_STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
-    TILL_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-    TILL_STRIPE_API_BASE: fake.url,
-  });
-  fake.setWebhookUrl(`${daemon.url}${STRIPE_WEBHOOK_PATH}`);
+  bed = await startStripeTestbed();
+  ({ fake, stripe, daemon } = bed);
   owner = await signUp(daemon.url, { name: 'Stella Stripe' });
   organizationId = await createOrganization(owner, 'Live Shop');
   sandboxOrganizationId = await createOrganization(owner, 'Sandbox Shop');
@@ -64,10 +47,7 @@ beforeAll(async () => {
   anonymous = polarSdk(daemon.url, '');
 });
 
-afterAll(async () => {
-  await daemon?.close();
-  await fake?.close();
-});
+afterAll(() => bed?.close());
 
 describe('payments through Stripe (the in-process fake, driven by the stripe package)', () => {
   // Against Stripe's own test mode (STRIPE_TEST_API_KEY): daemon/stripe-testmode.test.ts.

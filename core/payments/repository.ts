@@ -339,3 +339,8 @@ export async function listPaymentMethodsOf(db: Executor, customerId: string, pag
     .offset((page.page - 1) * page.limit);
   return { items: rows.map(toPaymentMethod), totalCount: Number(count) };
 }
+
+/** Deletes one saved method of a customer; false when it was not theirs or already gone. */
+export async function deletePaymentMethodOf(trx: Executor, customerId: string, id: string): Promise<boolean> {
+  return (await trx('payment_methods').where({ id, customer_id: customerId }).delete()) > 0;
+}

@@ -3,7 +3,9 @@ import { grantDownloads } from '../../core/billing/benefit-grants/downloads.js';
 import { findGrant, listGrants } from '../../core/billing/benefit-grants/repository.js';
 import { findBenefit } from '../../core/billing/benefits/repository.js';
 import type { Benefit } from '../../core/billing/benefits/schema.js';
+import { deleteOwnPaymentMethod, listOwnPaymentMethods } from '../../core/billing/customer-sessions/payment-methods.js';
 import type { CustomerPrincipal } from '../../core/billing/customer-sessions/service.js';
+import { CustomerSubscriptionUpdate, updateCustomerSubscription } from '../../core/billing/customer-sessions/subscription-update.js';
 import {
   serializeCustomerOrganization,
   serializePortalProduct,
@@ -18,7 +20,13 @@ import { updateCustomer } from '../../core/billing/customers/service.js';
 import type { Customer } from '../../core/billing/customers/schema.js';
 import { serializeLicenseKeyWithActivations } from '../../core/billing/license-keys/serialize.js';
 import { getLicenseKey, listLicenseKeys } from '../../core/billing/license-keys/service.js';
-import { getOrder, listOrders, serializeOrderView, type OrderView } from '../../core/billing/orders/service.js';
+import { generateInvoice, invoiceLink, receiptLink } from '../../core/billing/orders/invoice.js';
+import { orderPaymentStatus } from '../../core/billing/orders/payment-status.js';
+import { OrderUpdate } from '../../core/billing/orders/schema.js';
+import { getOrder, listOrders, serializeOrderView, updateOrder, type OrderView } from '../../core/billing/orders/service.js';
+import { BENEFIT_TYPES } from '../../core/billing/benefits/schema.js';
+import { getCustomerMeter, listCustomerMeters, type CustomerMeterView } from '../../core/metering/customer-meters.js';
+import { serializeCustomerMeter } from '../../core/metering/serialize.js';
 import { findOrganization } from '../../core/billing/organizations/repository.js';
 import type { Organization } from '../../core/billing/organizations/schema.js';
 import { getProduct, listProducts } from '../../core/billing/products/service.js';
@@ -27,14 +35,13 @@ import { listResource, PageQuery } from '../../core/billing/shared/pagination.js
 import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
 import { getSubscription, listSubscriptions } from '../../core/billing/subscriptions/service.js';
-import { CANCELLATION_REASONS } from '../../core/billing/subscriptions/schema.js';
-import { updateSubscription } from '../../core/billing/subscriptions/update.js';
 import type { SubscriptionView } from '../../core/billing/subscriptions/relations.js';
 import { CoreError } from '../../core/errors.js';
 import type { Database } from '../../core/db/database.js';
 import type { V1Deps } from '../http/v1/deps.js';
 import { defineRoute } from '../http/v1/route.js';
 import { downloadKeyOf, serializeDownloadable } from './benefit-grants.js';
+import { listMethods } from './payments.js';
 import { subscriptionDeps } from './subscriptions.js';
 
 // The customer portal (Polar's /v1/customer-portal/…): a customer session token opens it, and every answer is about
@@ -98,29 +105,36 @@ async function customerSubscription(view: SubscriptionView, deps: V1Deps, produc
   return { ...pick(wire, SUBSCRIPTION_FIELDS), product: await product(view.subscription.productId), prices: wire.prices, meters: wire.meters, pending_update: null };
 }
 
-/** Polar's CustomerSubscriptionCancel: the one form of CustomerSubscriptionUpdate the portal takes so far. */
-const CustomerSubscriptionCancel = z.strictObject({
-  cancel_at_period_end: z.boolean(),
-  cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
-  cancellation_comment: z.string().max(10_000).nullish(),
-});
-
-/**
- * Cancels at period end (with the customer's reason and comment) or uncancels one of the session customer's
- * subscriptions through the seller side's service, so the events and webhooks are the same as a seller's cancel.
- */
-async function cancelOrUncancel(deps: V1Deps, customer: CustomerPrincipal, id: string, input: z.infer<typeof CustomerSubscriptionCancel>) {
+/** A customer's change to one of their subscriptions, answered as Polar's CustomerSubscription. */
+async function changeOwnSubscription(deps: V1Deps, customer: CustomerPrincipal, id: string, update: CustomerSubscriptionUpdate) {
   const { organization } = await whoAmI(deps.db, customer);
-  const organizations = new Set([customer.organizationId]);
-  // Another customer's subscription is not found, exactly as an unknown one.
-  if ((await getSubscription(deps.db, organizations, id)).subscription.customerId !== customer.customerId) throw notFound('subscription');
-  const view = await updateSubscription(subscriptionDeps(deps), { read: organizations, write: organizations }, id, {
-    kind: 'cancel',
-    cancel_at_period_end: input.cancel_at_period_end,
-    customer_cancellation_reason: input.cancellation_reason,
-    customer_cancellation_comment: input.cancellation_comment,
-  });
+  const view = await updateCustomerSubscription(subscriptionDeps(deps), customer, id, update);
   return customerSubscription(view, deps, productReader(deps, organization));
+}
+
+/** One of the session customer's orders; another customer's is not found, exactly as an unknown one. */
+async function ownOrder(deps: V1Deps, customer: CustomerPrincipal): Promise<(id: string) => Promise<OrderView>> {
+  const readable = new Set([customer.organizationId]);
+  return async (id) => {
+    const view = await getOrder(deps.db, readable, id);
+    if (view.order.customerId !== customer.customerId) throw notFound('order');
+    return view;
+  };
+}
+
+/** The session customer's organization, as order services take it: readable and writable, nothing else. */
+const orderAccess = (customer: CustomerPrincipal) => ({ read: new Set([customer.organizationId]), write: new Set([customer.organizationId]) });
+const secretOf = async (deps: V1Deps) => (await deps.auth.$context).secret;
+
+/** A filter of Polar's portal list that Till does not apply: refused with a 422 saying so, never silently ignored. */
+const unsupported = (why: string) => z.undefined({ error: why }).optional();
+const NO_SEARCH = unsupported('Till’s portal does not search by name: filter by id instead.');
+
+/** Polar's CustomerCustomerMeter: the customer's figures on one meter, and the meter's name. */
+function customerMeter(view: CustomerMeterView) {
+  const wire = serializeCustomerMeter(view.customerMeter, view.customer, view.meter);
+  const { customer: _customer, meter, ...rest } = wire;
+  return { ...rest, meter: { created_at: meter.created_at, modified_at: meter.modified_at, id: meter.id, name: meter.name } };
 }
 
 const notFound = (what: string) => new CoreError('not_found', `${what.toUpperCase().replace(/ /g, '_')}_NOT_FOUND`, `${what[0]!.toUpperCase()}${what.slice(1)} not found`);
@@ -198,6 +212,33 @@ export const customerPortalRoutes = [
   }),
   defineRoute({
     method: 'get',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    operationId: 'customer_portal:customers:list_payment_methods',
+    summary: 'The customer’s saved payment methods (brand, last four, expiry), the default (newest) first',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery,
+    handler: async ({ customer, query, deps }) => listMethods(await listOwnPaymentMethods(deps.db, customer, query), query),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/customer-portal/customers/me/payment-methods/:id',
+    operationId: 'customer_portal:customers:delete_payment_method',
+    summary: 'Delete one of the customer’s saved payment methods, unless it is the last one while a subscription is billed (400)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    status: 204,
+    response: null,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      await deleteOwnPaymentMethod(deps.db, customer, params.id);
+      return null;
+    },
+  }),
+  defineRoute({
+    method: 'get',
     path: '/v1/customer-portal/orders',
     operationId: 'customer_portal:orders:list',
     summary: 'The customer’s orders',
@@ -208,6 +249,7 @@ export const customerPortalRoutes = [
       product_id: Ids,
       product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
       subscription_id: Ids,
+      query: NO_SEARCH,
       sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'product', 'subscription'] as const).default(['-created_at']),
     }),
     handler: async ({ customer, query, deps }) => {
@@ -242,6 +284,81 @@ export const customerPortalRoutes = [
     },
   }),
   defineRoute({
+    method: 'patch',
+    path: '/v1/customer-portal/orders/:id',
+    operationId: 'customer_portal:orders:update',
+    summary: 'Change the billing name and address one of the customer’s orders shows on its invoice (emits order.updated)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    body: OrderUpdate,
+    handler: async ({ customer, params, body, deps }) => {
+      const { organization } = await whoAmI(deps.db, customer);
+      await (await ownOrder(deps, customer))(params.id);
+      // The seller's own update: the same checks (none once the invoice exists) and the same order.updated.
+      const view = await updateOrder(deps.db, deps.clock, orderAccess(customer), params.id, body);
+      return customerOrder(view, productReader(deps, organization));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/orders/:id/invoice',
+    operationId: 'customer_portal:orders:generate_invoice',
+    summary: 'Generate the invoice of one of the customer’s paid orders (needs its billing name and address; emits order.updated)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    status: 202,
+    response: null,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      await (await ownOrder(deps, customer))(params.id);
+      await generateInvoice(deps.db, deps.clock, orderAccess(customer), params.id);
+      return null;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id/invoice',
+    operationId: 'customer_portal:orders:invoice',
+    summary: 'A link to the invoice PDF of one of the customer’s orders, valid one hour (generated on first ask)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      await (await ownOrder(deps, customer))(params.id);
+      return invoiceLink(deps.db, deps.clock, orderAccess(customer), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id/receipt',
+    operationId: 'customer_portal:orders:receipt',
+    summary: 'A link to the receipt PDF of one of the customer’s paid orders, valid one hour; 202 without a body while it is not paid',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    acceptedWhenNull: true,
+    handler: async ({ customer, params, deps }) => {
+      await (await ownOrder(deps, customer))(params.id);
+      return receiptLink(deps.db, orderAccess(customer), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id/payment-status',
+    operationId: 'customer_portal:orders:get_payment_status',
+    summary: 'How the payment of one of the customer’s orders stands (its latest attempt), with the decline message when it failed',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => orderPaymentStatus(deps.db, (await (await ownOrder(deps, customer))(params.id)).order),
+  }),
+  defineRoute({
     method: 'get',
     path: '/v1/customer-portal/subscriptions',
     operationId: 'customer_portal:subscriptions:list',
@@ -252,6 +369,7 @@ export const customerPortalRoutes = [
     query: PageQuery.extend({
       product_id: Ids,
       active: queryBoolean.optional(),
+      query: NO_SEARCH,
       sorting: sortingQuery(['started_at', 'amount', 'status', 'product', 'organization'] as const).default(['-started_at']),
     }),
     handler: async ({ customer, query, deps }) => {
@@ -285,13 +403,13 @@ export const customerPortalRoutes = [
     method: 'patch',
     path: '/v1/customer-portal/subscriptions/:id',
     operationId: 'customer_portal:subscriptions:update',
-    summary: 'Cancel one of the customer’s subscriptions at the period’s end, with a reason and comment, or uncancel it',
+    summary: 'Change the plan of one of the customer’s subscriptions (prorated as the organization says), or cancel it at the period’s end with a reason and comment, or uncancel it',
     tag: TAG,
     scopes: SCOPES,
     portal: true,
     params: IdParams,
-    body: CustomerSubscriptionCancel,
-    handler: async ({ customer, params, body, deps }) => cancelOrUncancel(deps, customer, params.id, body),
+    body: CustomerSubscriptionUpdate,
+    handler: async ({ customer, params, body, deps }) => changeOwnSubscription(deps, customer, params.id, body),
   }),
   defineRoute({
     method: 'delete',
@@ -302,7 +420,7 @@ export const customerPortalRoutes = [
     scopes: SCOPES,
     portal: true,
     params: IdParams,
-    handler: async ({ customer, params, deps }) => cancelOrUncancel(deps, customer, params.id, { cancel_at_period_end: true }),
+    handler: async ({ customer, params, deps }) => changeOwnSubscription(deps, customer, params.id, { kind: 'cancel', cancel_at_period_end: true }),
   }),
   defineRoute({
     method: 'get',
@@ -314,11 +432,25 @@ export const customerPortalRoutes = [
     portal: true,
     query: PageQuery.extend({
       benefit_id: Ids,
-      sorting: sortingQuery(['granted_at'] as const).default(['-granted_at']),
+      // The SDK's typeFilter, sent as `type`.
+      type: oneOrMany(z.enum(BENEFIT_TYPES)).optional(),
+      order_id: Ids,
+      subscription_id: Ids,
+      query: NO_SEARCH,
+      checkout_id: unsupported('Till does not link a grant to its checkout: filter by order_id instead.'),
+      member_id: unsupported('Till’s customers have no members.'),
+      sorting: sortingQuery(['granted_at', 'type', 'organization'] as const).default(['-granted_at']),
     }),
     handler: async ({ customer, query, deps }) => {
       const { customer: me, organization } = await whoAmI(deps.db, customer);
-      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: query.benefit_id };
+      const filter = {
+        organizationIds: [customer.organizationId],
+        customerIds: [customer.customerId],
+        benefitIds: query.benefit_id,
+        benefitTypes: query.type,
+        orderIds: query.order_id,
+        subscriptionIds: query.subscription_id,
+      };
       const page = await listGrants(deps.db, filter, toSortCriteria(query.sorting), query);
       const benefits = new Map<string, Benefit | undefined>();
       const items = [];
@@ -405,6 +537,39 @@ export const customerPortalRoutes = [
       }
       const start = (query.page - 1) * query.limit;
       return listResource({ items: all.slice(start, start + query.limit), totalCount: all.length }, query, (item) => item);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/meters',
+    operationId: 'customer_portal:customer_meters:list',
+    summary: 'The customer’s usage on each meter: consumed and credited units, and the balance',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    query: PageQuery.extend({
+      meter_id: Ids,
+      query: NO_SEARCH,
+      sorting: sortingQuery(['created_at', 'modified_at', 'meter_id', 'meter_name', 'consumed_units', 'credited_units', 'balance'] as const).default(['-modified_at']),
+    }),
+    handler: async ({ customer, query, deps }) => {
+      const filter = { organizationIds: [customer.organizationId], customerIds: [customer.customerId], meterIds: query.meter_id };
+      return listResource(await listCustomerMeters(deps.db, filter, toSortCriteria(query.sorting), query), query, customerMeter);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/meters/:id',
+    operationId: 'customer_portal:customer_meters:get',
+    summary: 'The customer’s usage on one meter',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    handler: async ({ customer, params, deps }) => {
+      const view = await getCustomerMeter(deps.db, new Set([customer.organizationId]), params.id);
+      if (view.customerMeter.customerId !== customer.customerId) throw notFound('customer meter');
+      return customerMeter(view);
     },
   }),
 ];

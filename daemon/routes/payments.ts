@@ -13,7 +13,7 @@ const CUSTOMERS_READ = ['customers:read', 'customers:write'] as const;
 const Ids = oneOrMany(Text.min(1)).optional();
 
 /** A page of saved methods, newest first: the first of the first page is the default. */
-const listMethods = (page: Page<PaymentMethod>, query: PageQuery) => {
+export const listMethods = (page: Page<PaymentMethod>, query: PageQuery) => {
   const first = query.page === 1 ? page.items[0]?.id : undefined;
   return listResource(page, query, (method) => serializePaymentMethod(method, method.id === first));
 };

@@ -133,6 +133,10 @@ export interface GrantFilter {
   /** Customers' external ids (joined through customers). */
   externalCustomerIds?: readonly string[];
   isGranted?: boolean;
+  /** Benefits' types (joined through benefits). */
+  benefitTypes?: readonly string[];
+  orderIds?: readonly string[];
+  subscriptionIds?: readonly string[];
 }
 
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', granted_at: 'granted_at', revoked_at: 'revoked_at' };
@@ -146,6 +150,12 @@ export async function listGrants(db: Executor, filter: GrantFilter, sorting: rea
       .whereIn(`${TABLE}.benefit_id`, (sub) => sub.select('id').from('benefits').whereNull('deleted_at'));
     if (filter.benefitIds) query.whereIn(`${TABLE}.benefit_id`, filter.benefitIds);
     if (filter.customerIds) query.whereIn(`${TABLE}.customer_id`, filter.customerIds);
+    if (filter.orderIds) query.whereIn(`${TABLE}.order_id`, filter.orderIds);
+    if (filter.subscriptionIds) query.whereIn(`${TABLE}.subscription_id`, filter.subscriptionIds);
+    if (filter.benefitTypes) {
+      const types = filter.benefitTypes;
+      query.whereIn(`${TABLE}.benefit_id`, (sub) => sub.select('id').from('benefits').whereIn('type', types));
+    }
     if (filter.externalCustomerIds) {
       const ids = filter.externalCustomerIds;
       query.whereIn(`${TABLE}.customer_id`, (sub) => sub.select('id').from('customers').whereIn('external_id', ids));
@@ -160,6 +170,8 @@ export async function listGrants(db: Executor, filter: GrantFilter, sorting: rea
   for (const { column, order } of sorting) {
     const name = SORT_COLUMNS[column];
     if (name) query.orderByRaw(`${TABLE}.${name} ${order === 'desc' ? 'desc' : 'asc'} nulls ${order === 'desc' ? 'last' : 'first'}`);
+    // Polar's portal sorts grants by their benefit's type too.
+    if (column === 'type') query.orderByRaw(`(select type from benefits where benefits.id = ${TABLE}.benefit_id) ${order === 'desc' ? 'desc' : 'asc'}`);
   }
   const rows = await query.orderBy(`${TABLE}.id`).limit(page.limit).offset(offsetOf(page));
   return { items: rows.map(toGrant), totalCount: Number(count) };

@@ -28,10 +28,15 @@ export function serializePortalCustomer(customer: Customer) {
   };
 }
 
-/** Polar's CustomerOrganization: what a customer sees of the seller. */
+/** Polar's CustomerOrganization: what a customer sees of the seller, with the settings that decide what they may do in the portal. */
 export function serializeCustomerOrganization(organization: Organization) {
   const wire = serializeOrganization(organization);
-  return pick(wire, ['created_at', 'modified_at', 'id', 'name', 'slug', 'avatar_url', 'proration_behavior', 'allow_customer_updates', 'customer_portal_settings']);
+  const features = organization.settings.feature_settings;
+  return {
+    ...pick(wire, ['created_at', 'modified_at', 'id', 'name', 'slug', 'avatar_url', 'proration_behavior', 'allow_customer_updates', 'customer_portal_settings']),
+    // What the portal may offer: members (never, in Till) and localized pages.
+    organization_features: { member_model_enabled: features.member_model_enabled, checkout_localization_enabled: features.checkout_localization_enabled },
+  };
 }
 
 /** Polar's BenefitPublic: a benefit without its configuration. */

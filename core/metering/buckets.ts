@@ -137,3 +137,17 @@ export function formatInZone(instant: Date, timeZone: string): string {
   const sign = offset < 0 ? '-' : '+';
   return `${local}${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
+
+/**
+ * The instant as Python's `datetime.isoformat()` writes it in the timezone (Polar's CSV exports):
+ * `2027-03-28T01:02:03.456000+01:00`, `+00:00` for UTC, the fraction only when there is one.
+ */
+export function isoformatInZone(instant: Date, timeZone: string): string {
+  const offset = offsetAt(timeZone, instant.getTime());
+  const local = new Date(instant.getTime() + offset).toISOString();
+  const millis = instant.getUTCMilliseconds();
+  const fraction = millis ? `.${String(millis).padStart(3, '0')}000` : '';
+  const minutes = Math.abs(offset) / 60_000;
+  const sign = offset < 0 ? '-' : '+';
+  return `${local.slice(0, 19)}${fraction}${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
 import { CustomerCreate, CustomerUpdate, CustomerUpdateExternal, ExternalId } from '../../core/billing/customers/schema.js';
+import { exportCustomers } from '../../core/billing/customers/export.js';
 import { serializeCustomer } from '../../core/billing/customers/serialize.js';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer, type CustomerReach } from '../../core/billing/customers/service.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
@@ -60,6 +61,27 @@ export const customerRoutes = [
     handler: async ({ principal, body, deps }) => {
       const organizationId = targetOrganization(principal, body.organization_id, WRITE);
       return serializeCustomer(await createCustomer(deps.db, deps.clock, organizationId, body));
+    },
+  }),
+  // Before `/:id`, which would read "export" as an id.
+  defineRoute({
+    method: 'get',
+    path: '/v1/customers/export',
+    operationId: 'customers:export',
+    summary: "Export customers as a CSV file (Polar's columns, oldest first; the list's filters)",
+    tag: TAG,
+    scopes: READ,
+    csv: true,
+    query: z.object({
+      organization_id: oneOrMany(z.string()).optional(),
+      email: Text.optional(),
+      query: Text.optional(),
+      active: queryBoolean.optional(),
+    }),
+    handler: async ({ principal, query, rawQuery, deps }) => {
+      const metadata = parseInput(MetadataQuery, metadataFilters(rawQuery), 'query');
+      const filter = { organizationIds: query.organization_id, email: query.email, query: query.query, active: query.active, metadata };
+      return exportCustomers(deps.db, organizationsWith(principal, READ), filter);
     },
   }),
   // The external routes come before `/:id` ones, so `/external/{external_id}/state` is never read as an id.

@@ -2,12 +2,15 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
 import { generateInvoice, invoiceData, invoiceLink, receiptData, receiptLink, renderInvoicePdf, verifyInvoiceSignature, type OrderDocument } from '../../core/billing/orders/invoice.js';
-import { ORDER_SORTING, OrderUpdate } from '../../core/billing/orders/schema.js';
+import { exportOrders, ORDER_EXPORT_COLUMN_NAMES } from '../../core/billing/orders/export.js';
+import { ORDER_SORTING, ORDER_STATUSES, OrderUpdate, type OrderFilter } from '../../core/billing/orders/schema.js';
 import { getOrder, listOrders, serializeOrderView, updateOrder, type Access } from '../../core/billing/orders/service.js';
+import { ExportTimeZone } from '../../core/billing/shared/csv.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
+import { Timestamp } from '../../core/billing/shared/time.js';
 import { CoreError } from '../../core/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { V1Deps } from '../http/v1/deps.js';
@@ -23,6 +26,35 @@ const Ids = oneOrMany(Text.min(1)).optional();
 const MetadataQuery = z.record(z.string(), z.array(Text));
 const secretOf = async (deps: V1Deps) => (await deps.auth.$context).secret;
 
+/** The list's filters, which the export takes too. */
+const ListFilters = z.object({
+  organization_id: Ids,
+  product_id: Ids,
+  product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
+  // The name older Polar clients send for the same filter.
+  product_price_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
+  discount_id: Ids,
+  customer_id: Ids,
+  external_customer_id: Ids,
+  checkout_id: Ids,
+  subscription_id: Ids,
+});
+
+function listFilter(principal: Principal, query: z.infer<typeof ListFilters>, rawQuery: Record<string, unknown>): OrderFilter {
+  const readable = organizationsWith(principal, READ);
+  return {
+    organizationIds: query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable],
+    productIds: query.product_id,
+    productPriceTypes: query.product_billing_type ?? query.product_price_type,
+    discountIds: query.discount_id,
+    customerIds: query.customer_id,
+    externalCustomerIds: query.external_customer_id,
+    checkoutIds: query.checkout_id,
+    subscriptionIds: query.subscription_id,
+    metadata: parseInput(MetadataQuery, metadataFilters(rawQuery), 'query'),
+  };
+}
+
 export const orderRoutes = [
   defineRoute({
     method: 'get',
@@ -31,36 +63,32 @@ export const orderRoutes = [
     summary: 'List orders',
     tag: TAG,
     scopes: READ,
-    query: PageQuery.extend({
-      organization_id: Ids,
-      product_id: Ids,
-      product_billing_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
-      // The name older Polar clients send for the same filter.
-      product_price_type: oneOrMany(z.enum(['one_time', 'recurring'])).optional(),
-      discount_id: Ids,
-      customer_id: Ids,
-      external_customer_id: Ids,
-      checkout_id: Ids,
-      subscription_id: Ids,
-      sorting: sortingQuery(ORDER_SORTING).default(['-created_at']),
-    }),
+    query: PageQuery.extend(ListFilters.shape).extend({ sorting: sortingQuery(ORDER_SORTING).default(['-created_at']) }),
     handler: async ({ principal, query, rawQuery, deps }) => {
-      const readable = organizationsWith(principal, READ);
-      const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
-      const metadata = parseInput(MetadataQuery, metadataFilters(rawQuery), 'query');
-      const filter = {
-        organizationIds,
-        productIds: query.product_id,
-        productPriceTypes: query.product_billing_type ?? query.product_price_type,
-        discountIds: query.discount_id,
-        customerIds: query.customer_id,
-        externalCustomerIds: query.external_customer_id,
-        checkoutIds: query.checkout_id,
-        subscriptionIds: query.subscription_id,
-        metadata,
-      };
+      const filter = listFilter(principal, query, rawQuery);
       const page = await listOrders(deps.db, filter, toSortCriteria(query.sorting), query);
       return listResource(page, query, serializeOrderView);
+    },
+  }),
+  // Before `/:id`, which would read "export" as an id.
+  defineRoute({
+    method: 'get',
+    path: '/v1/orders/export',
+    operationId: 'orders:export',
+    summary: "Export orders as a CSV file (Polar's columns and filters, timezone; oldest first)",
+    tag: TAG,
+    scopes: READ,
+    csv: true,
+    query: ListFilters.extend({
+      status: oneOrMany(z.enum(ORDER_STATUSES)).optional(),
+      created_after: Timestamp.optional(),
+      created_before: Timestamp.optional(),
+      timezone: ExportTimeZone,
+      columns: oneOrMany(z.enum(ORDER_EXPORT_COLUMN_NAMES)).optional(),
+    }),
+    handler: async ({ principal, query, rawQuery, deps }) => {
+      const filter = { ...listFilter(principal, query, rawQuery), statuses: query.status, createdAfter: query.created_after, createdBefore: query.created_before };
+      return exportOrders(deps.db, filter, { timeZone: query.timezone, columns: query.columns });
     },
   }),
   defineRoute({

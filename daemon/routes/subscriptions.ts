@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
+import { ExportTimeZone } from '../../core/billing/shared/csv.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
 import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { Timestamp } from '../../core/billing/shared/time.js';
 import { CANCELLATION_REASONS, SUBSCRIPTION_SORTING, SUBSCRIPTION_STATUSES, SubscriptionUpdate } from '../../core/billing/subscriptions/schema.js';
+import { exportSubscriptions, SUBSCRIPTION_EXPORT_COLUMN_NAMES } from '../../core/billing/subscriptions/export.js';
+import type { SubscriptionFilter } from '../../core/billing/subscriptions/repository.js';
 import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
 import { getSubscription, listSubscriptions } from '../../core/billing/subscriptions/service.js';
 import { revokeSubscription, updateSubscription, type Access, type SubscriptionDeps } from '../../core/billing/subscriptions/update.js';
@@ -28,6 +31,39 @@ export function subscriptionDeps(deps: V1Deps): SubscriptionDeps {
   return { db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments, baseUrl: deps.baseUrl };
 }
 
+/** The list's filters, which the export takes too. */
+const ListFilters = z.object({
+  organization_id: Ids,
+  product_id: Ids,
+  customer_id: Ids,
+  external_customer_id: Ids,
+  discount_id: Ids,
+  status: oneOrMany(z.enum(SUBSCRIPTION_STATUSES)).optional(),
+  active: queryBoolean.optional(),
+  cancel_at_period_end: queryBoolean.optional(),
+  customer_cancellation_reason: oneOrMany(z.enum(CANCELLATION_REASONS)).optional(),
+  canceled_at_after: Timestamp.optional(),
+  canceled_at_before: Timestamp.optional(),
+});
+
+function listFilter(principal: Principal, query: z.infer<typeof ListFilters>, rawQuery: Record<string, unknown>): SubscriptionFilter {
+  const readable = organizationsWith(principal, READ);
+  return {
+    organizationIds: query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable],
+    productIds: query.product_id,
+    customerIds: query.customer_id,
+    externalCustomerIds: query.external_customer_id,
+    discountIds: query.discount_id,
+    statuses: query.status,
+    active: query.active,
+    cancelAtPeriodEnd: query.cancel_at_period_end,
+    cancellationReasons: query.customer_cancellation_reason,
+    canceledAtAfter: query.canceled_at_after,
+    canceledAtBefore: query.canceled_at_before,
+    metadata: parseInput(MetadataQuery, metadataFilters(rawQuery), 'query'),
+  };
+}
+
 export const subscriptionRoutes = [
   defineRoute({
     method: 'get',
@@ -36,39 +72,31 @@ export const subscriptionRoutes = [
     summary: 'List subscriptions',
     tag: TAG,
     scopes: READ,
-    query: PageQuery.extend({
-      organization_id: Ids,
-      product_id: Ids,
-      customer_id: Ids,
-      external_customer_id: Ids,
-      discount_id: Ids,
-      status: oneOrMany(z.enum(SUBSCRIPTION_STATUSES)).optional(),
-      active: queryBoolean.optional(),
-      cancel_at_period_end: queryBoolean.optional(),
-      customer_cancellation_reason: oneOrMany(z.enum(CANCELLATION_REASONS)).optional(),
-      canceled_at_after: Timestamp.optional(),
-      canceled_at_before: Timestamp.optional(),
-      sorting: sortingQuery(SUBSCRIPTION_SORTING).default(['-started_at']),
-    }),
+    query: PageQuery.extend(ListFilters.shape).extend({ sorting: sortingQuery(SUBSCRIPTION_SORTING).default(['-started_at']) }),
     handler: async ({ principal, query, rawQuery, deps }) => {
-      const readable = organizationsWith(principal, READ);
-      const organizationIds = query.organization_id ? query.organization_id.filter((id) => readable.has(id)) : [...readable];
-      const filter = {
-        organizationIds,
-        productIds: query.product_id,
-        customerIds: query.customer_id,
-        externalCustomerIds: query.external_customer_id,
-        discountIds: query.discount_id,
-        statuses: query.status,
-        active: query.active,
-        cancelAtPeriodEnd: query.cancel_at_period_end,
-        cancellationReasons: query.customer_cancellation_reason,
-        canceledAtAfter: query.canceled_at_after,
-        canceledAtBefore: query.canceled_at_before,
-        metadata: parseInput(MetadataQuery, metadataFilters(rawQuery), 'query'),
-      };
+      const filter = listFilter(principal, query, rawQuery);
       const page = await listSubscriptions(deps.db, filter, toSortCriteria(query.sorting), query);
       return listResource(page, query, (view) => serializeSubscription(view, deps.baseUrl));
+    },
+  }),
+  // Before `/:id`, which would read "export" as an id.
+  defineRoute({
+    method: 'get',
+    path: '/v1/subscriptions/export',
+    operationId: 'subscriptions:export',
+    summary: "Export subscriptions as a CSV file (Polar's columns and filters, timezone; oldest first)",
+    tag: TAG,
+    scopes: READ,
+    csv: true,
+    query: ListFilters.extend({
+      started_after: Timestamp.optional(),
+      started_before: Timestamp.optional(),
+      timezone: ExportTimeZone,
+      columns: oneOrMany(z.enum(SUBSCRIPTION_EXPORT_COLUMN_NAMES)).optional(),
+    }),
+    handler: async ({ principal, query, rawQuery, deps }) => {
+      const filter = { ...listFilter(principal, query, rawQuery), startedAfter: query.started_after, startedBefore: query.started_before };
+      return exportSubscriptions(deps.db, filter, { timeZone: query.timezone, columns: query.columns });
     },
   }),
   defineRoute({

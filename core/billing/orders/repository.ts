@@ -207,6 +207,9 @@ export async function listOrders(db: Executor, filter: OrderFilter, sorting: rea
     if (filter.customerIds?.length) query.whereIn('orders.customer_id', filter.customerIds);
     if (filter.checkoutIds?.length) query.whereIn('orders.checkout_id', filter.checkoutIds);
     if (filter.subscriptionIds?.length) query.whereIn('orders.subscription_id', filter.subscriptionIds);
+    if (filter.statuses?.length) query.whereIn('orders.status', filter.statuses);
+    if (filter.createdAfter) query.where('orders.created_at', '>', toDbTime(filter.createdAfter));
+    if (filter.createdBefore) query.where('orders.created_at', '<', toDbTime(filter.createdBefore));
     if (filter.externalCustomerIds?.length) {
       query.whereIn('orders.customer_id', db('customers').select('id').whereIn('external_id', filter.externalCustomerIds));
     }

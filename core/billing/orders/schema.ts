@@ -136,4 +136,8 @@ export interface OrderFilter {
   checkoutIds?: readonly string[];
   subscriptionIds?: readonly string[];
   metadata?: Record<string, string[]>;
+  /** Polar's export filters. */
+  statuses?: readonly OrderStatus[];
+  createdAfter?: Date;
+  createdBefore?: Date;
 }

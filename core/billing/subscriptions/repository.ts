@@ -165,6 +165,9 @@ export interface SubscriptionFilter {
   cancellationReasons?: readonly string[];
   canceledAtAfter?: Date;
   canceledAtBefore?: Date;
+  /** Polar's export filters. */
+  startedAfter?: Date;
+  startedBefore?: Date;
   metadata: Record<string, string[]>;
 }
 
@@ -185,6 +188,8 @@ function filtered(db: Executor, filter: SubscriptionFilter) {
   if (filter.cancellationReasons) query.whereIn(`${TABLE}.customer_cancellation_reason`, [...filter.cancellationReasons]);
   if (filter.canceledAtAfter) query.where(`${TABLE}.canceled_at`, '>', toDbTime(filter.canceledAtAfter));
   if (filter.canceledAtBefore) query.where(`${TABLE}.canceled_at`, '<', toDbTime(filter.canceledAtBefore));
+  if (filter.startedAfter) query.where(`${TABLE}.started_at`, '>', toDbTime(filter.startedAfter));
+  if (filter.startedBefore) query.where(`${TABLE}.started_at`, '<', toDbTime(filter.startedBefore));
   whereMetadata(query, `${TABLE}.metadata`, dialectOf(db) === 'postgres', filter.metadata);
   return query;
 }

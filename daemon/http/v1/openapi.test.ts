@@ -40,7 +40,7 @@ function references(value: unknown): string[] {
 function answerSchema(method: string, path: string): { status: string; schema: JsonSchema } {
   const responses = document.paths[path]![method]!.responses;
   const [status, response] = Object.entries(responses).find(([code]) => code.startsWith('2'))!;
-  return { status, schema: (response.content?.['application/json'].schema ?? {}) as JsonSchema };
+  return { status, schema: (response.content?.['application/json']?.schema ?? {}) as JsonSchema };
 }
 
 const root = () => document as unknown as JsonSchema;

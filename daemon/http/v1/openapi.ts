@@ -68,7 +68,7 @@ export interface OpenApiOperation {
   'x-scopes': readonly string[];
   parameters?: { name: string; in: string; required: boolean; schema: Schema }[];
   requestBody?: { required: boolean; content: { 'application/json': { schema: Schema; example?: unknown } } };
-  responses: Record<string, { description: string; content?: { 'application/json': { schema: Schema; example?: unknown } } }>;
+  responses: Record<string, { description: string; content?: { [type in 'application/json' | 'text/csv']?: { schema: Schema; example?: unknown } } }>;
   security: unknown[];
 }
 
@@ -115,7 +115,9 @@ export function openApiDocument(routes: readonly AnyRoute[], serverUrl: string):
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body, example: exampleOf(body, schemas, 'request') } } } } : {}),
       responses: {
         [status]:
-          status === '204' || !answer
+          route.csv
+            ? { description: 'A CSV file, streamed', content: { 'text/csv': { schema: { type: 'string' } } } }
+            : status === '204' || !answer
             ? { description: status === '202' ? 'Accepted (no body)' : 'Done (no body)' }
             : { description: 'Success', content: { 'application/json': { schema: answer, example: exampleOf(answer, schemas, 'response') } } },
         '401': errorResponse('401', 'Not authenticated (Unauthorized)'),

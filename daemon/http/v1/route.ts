@@ -6,6 +6,7 @@ import type { Scope } from '../../../core/billing/shared/scopes.js';
 import type { ApiVersion } from '../../../core/billing/shared/api-version.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from '../../../core/idempotency/service.js';
+import type { CsvExport } from '../../../core/billing/shared/csv.js';
 import { coreErrorAnswer } from '../errors.js';
 import { idempotentRequest, keepsRefusal, sendReplay } from './idempotency.js';
 import { parseInput } from '../validate.js';
@@ -68,6 +69,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   status?: 200 | 201 | 202 | 204;
   /** A handler answering null means the work is not done yet: 202 without a body (Polar's receipt in the making). */
   acceptedWhenNull?: boolean;
+  /** The handler answers a CsvExport: `text/csv`, streamed line by line as the client reads (Polar's exports). */
+  csv?: boolean;
   handler(context: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
@@ -159,6 +162,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
           deps,
           customer,
         });
+        if (route.csv) return await streamCsv(req, res, result as CsvExport);
         const pending = route.acceptedWhenNull && result === null;
         const status = pending ? 202 : (route.status ?? 200);
         // Stored before it is sent: a client that repeats the moment it has the answer gets a replay, not a 409.
@@ -171,6 +175,31 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
       }
     };
     router[route.method](route.path, handler);
+  }
+}
+
+/**
+ * Writes a CSV answer as its lines come, waiting whenever the client reads slower than they are made. A failure
+ * before the first line is an ordinary error answer; one after it cannot be any more: it is logged and the
+ * connection cut, so the file is visibly short.
+ */
+async function streamCsv(req: Request, res: Response, csv: CsvExport) {
+  const iterator = csv.lines[Symbol.asyncIterator]();
+  let line = await iterator.next();
+  res.status(200);
+  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+  try {
+    for (; !line.done; line = await iterator.next()) {
+      if (res.destroyed) break;
+      if (!res.write(line.value)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+    res.end();
+  } catch (error) {
+    req.log?.error({ err: error }, 'CSV export failed after its first line');
+    res.destroy();
+  } finally {
+    await iterator.return?.();
   }
 }
 

@@ -3,7 +3,7 @@ import { isoformatInZone } from '../../metering/buckets.js';
 import { computeAmounts } from '../pricing/amounts.js';
 import { csvLine, majorUnits, pages, type CsvExport, type CsvValue } from '../shared/csv.js';
 import { toSortCriteria } from '../shared/query.js';
-import { discountTerms } from './lines.js';
+import { discountTerms } from '../pricing/discount-terms.js';
 import type { SubscriptionView } from './relations.js';
 import type { SubscriptionFilter } from './repository.js';
 import type { Subscription } from './schema.js';

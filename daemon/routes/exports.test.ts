@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../core/billing/customers/service.js';
 import { seedPaidOrder } from '../../core/billing/orders/testing.js';
 import { EXPORT_PAGE_SIZE } from '../../core/billing/shared/csv.js';
-import { systemClock } from '../../core/clock.js';
+import { fixedClock, systemClock } from '../../core/clock.js';
 import { createSandboxProcessor } from '../../core/payments/sandbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
@@ -124,7 +124,12 @@ describe('CSV exports', () => {
     const organization = await createOrganization(owner, 'Crowded House');
     const count = EXPORT_PAGE_SIZE + 5;
     const email = (i: number) => `c${String(i).padStart(4, '0')}@crowd.example`;
-    for (let i = 0; i < count; i += 1) await createCustomer(daemon.db, systemClock, organization, { type: 'individual', email: email(i), metadata: {} });
+    // One second apart: customers created in the same millisecond would be ordered by their random ids.
+    const clock = fixedClock(new Date(Date.now() - count * 1000));
+    for (let i = 0; i < count; i += 1) {
+      await createCustomer(daemon.db, clock, organization, { type: 'individual', email: email(i), metadata: {} });
+      clock.advance(1000);
+    }
     // A connection of its own: the client's pooled ones sat idle while the customers were written and may be closed.
     const rows = parseCsv(await freshGet(`/v1/customers/export?organization_id=${organization}`)).slice(1);
     expect(rows.map((row) => row[3])).toEqual(Array.from({ length: count }, (_, i) => email(i)));

@@ -2,6 +2,7 @@ import type { Polar } from '@polar-sh/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOutboxMail } from '../../core/mail/mailer.js';
 import { refreshedCustomerMeter } from '../../core/metering/testing.js';
+import { listEvents } from '../../core/webhooks/outbox.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
@@ -128,6 +129,19 @@ describe('the customer portal pages over HTTP', () => {
     expect((await askCode(unique('ip-last'), ip)).status).toBe(429);
   });
 
+  it('holds both limits under a burst of concurrent requests: the count and the new code are one step', async () => {
+    const email = unique('burst');
+    await seller.customers.create({ organizationId, email, name: 'Burst' });
+    const byEmail = await Promise.all(Array.from({ length: 8 }, (_, i) => askCode(email, `198.18.0.${i}`)));
+    expect(byEmail.map((res) => res.status).sort()).toEqual([303, 303, 303, 429, 429, 429, 429, 429]);
+    expect(await daemon.db('customer_portal_codes').where({ email_lower: email })).toHaveLength(3);
+    expect(await mailsTo(email)).toHaveLength(3);
+
+    const byIp = await Promise.all(Array.from({ length: 14 }, (_, i) => askCode(unique(`burst-ip${i}`), '198.18.1.1')));
+    expect(byIp.filter((res) => res.status === 303)).toHaveLength(10);
+    expect(byIp.filter((res) => res.status === 429)).toHaveLength(4);
+  });
+
   it('trades the portal link for a session of its own and never logs the token', async () => {
     const email = unique('link');
     const { customerId } = await buy(email);
@@ -203,6 +217,57 @@ describe('the customer portal pages over HTTP', () => {
     const html = await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text();
     expect(html).toContain('<progress class="meter-bar" max="100" value="30" aria-label="Harbor API calls: 30 used">');
     expect(html).toContain('30 used of 100 included · 70 left');
+  });
+
+  it('changes plan in two steps: the prorated amount is shown before confirming, then subscription.updated is emitted', async () => {
+    const plus = await seller.products.create({ organizationId, name: 'Harbor Cloud Plus', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1900 }] } as never);
+    const hidden = await seller.products.create({ organizationId, name: 'Harbor Secret', visibility: 'private', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 100 }] } as never);
+    const { customerId, subscriptionId } = await buy(unique('plan'));
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    const change = `${base()}/subscriptions/${subscriptionId}/change`;
+    expect(await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text()).toContain(`href="${change}"`);
+
+    const choices = await (await fetch(`${daemon.url}${change}`, { headers: { cookie } })).text();
+    expect(choices).toContain('Harbor Cloud Plus, $19.00');
+    expect(choices).not.toContain('Harbor Secret');
+    expect(choices).not.toContain('Confirm');
+
+    // Reviewing changes nothing; the page shows what previewCustomerPlanChange computes (prorate: on the next charge).
+    const review = await fetch(`${daemon.url}${change}?product_id=${plus.id}`, { headers: { cookie } });
+    const reviewed = await review.text();
+    expect(review.status).toBe(200);
+    expect(reviewed).toContain('data-testid="plan-preview"');
+    expect(reviewed).toMatch(/Nothing is charged now: \$\d+\.\d\d is added to your next charge/);
+    expect(reviewed).toContain('Confirm: move to Harbor Cloud Plus');
+    expect((await seller.subscriptions.get({ id: subscriptionId })).productId).toBe(productId);
+
+    // A plan not offered (private) is refused as the API refuses it, and nothing changes.
+    const refused = await postForm(daemon.url, change, { product_id: hidden.id }, { cookie });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('Product not found.');
+
+    const subscriptionEvents = async () =>
+      (await listEvents(daemon.db, organizationId)).filter((e) => e.payload.type.startsWith('subscription.') && (e.payload.data as { id: string }).id === subscriptionId).map((e) => e.payload.type);
+    const before = (await subscriptionEvents()).length;
+    const confirmed = await postForm(daemon.url, change, { product_id: plus.id }, { cookie });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${base()}?notice=plan-changed`);
+    expect(await seller.subscriptions.get({ id: subscriptionId })).toMatchObject({ productId: plus.id, amount: 1900 });
+    expect((await subscriptionEvents()).slice(before)).toEqual(['subscription.updated']);
+    const overview = await (await fetch(`${daemon.url}${base()}?notice=plan-changed`, { headers: { cookie } })).text();
+    expect(overview).toContain('Your plan is changed.');
+    expect(overview).toContain('Harbor Cloud Plus');
+
+    // A seller that does not let customers change plan: the page says so and a post is refused.
+    expect((await v1Request(daemon.url, owner.token, 'PATCH', `/organizations/${organizationId}`, { subscription_settings: { allow_customer_updates: false } })).status).toBe(200);
+    try {
+      expect(await (await fetch(`${daemon.url}${change}`, { headers: { cookie } })).text()).toContain('does not let customers change plan here');
+      const forbidden = await postForm(daemon.url, change, { product_id: productId }, { cookie });
+      expect(forbidden.status).toBe(409);
+      expect(await forbidden.text()).toContain('Updating subscription plan is not allowed.');
+    } finally {
+      await v1Request(daemon.url, owner.token, 'PATCH', `/organizations/${organizationId}`, { subscription_settings: { allow_customer_updates: true } });
+    }
   });
 
   it('refuses a cancellation posted from another site', async () => {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { CoreError } from '../../errors.js';
 import { findOrganization } from '../organizations/repository.js';
 import type { Organization } from '../organizations/schema.js';
-import { findProduct } from '../products/repository.js';
+import { findProduct, listProducts, pricesOf } from '../products/repository.js';
+import { toSortCriteria } from '../shared/query.js';
 import { changeProduct, previewProductChange, type PlanChangePreview, type PlanDeps } from '../subscriptions/change-product.js';
 import type { SubscriptionView } from '../subscriptions/relations.js';
 import { findSubscription } from '../subscriptions/repository.js';
@@ -95,6 +96,38 @@ const customerAccess = (customer: CustomerPrincipal): Access => {
   const organizations = new Set([customer.organizationId]);
   return { read: organizations, write: organizations };
 };
+
+/** A product the customer may move a subscription to, at its fixed price per period. */
+export interface PlanOption {
+  productId: string;
+  name: string;
+  description: string | null;
+  amount: number;
+  currency: string;
+}
+
+/**
+ * The products the session customer may move this subscription to: when the organization allows plan changes, its
+ * public live products billed on the subscription's interval with a fixed price in its currency (what changeProduct
+ * accepts), but the current one. Empty when changes are not allowed; a subscription the change would refuse (ended,
+ * payment owed) shows its refusal at the preview.
+ */
+export async function customerPlanOptions(deps: PlanDeps, customer: CustomerPrincipal, id: string): Promise<{ allowed: boolean; options: PlanOption[] }> {
+  const { s, organization } = await ownSubscription(deps, customer, id);
+  if (!customersMayChangePlan(organization)) return { allowed: false, options: [] };
+  const filter = { organizationIds: [organization.id], isArchived: false, isRecurring: true, visibilities: ['public' as const], metadata: {} };
+  const products = (await listProducts(deps.db, filter, toSortCriteria(['created_at']), { page: 1, limit: 100 })).items.filter(
+    (p) => p.id !== s.productId && p.recurringInterval === s.recurringInterval && (p.recurringIntervalCount ?? 1) === s.recurringIntervalCount,
+  );
+  const prices = await pricesOf(deps.db, products.map((p) => p.id));
+  const options: PlanOption[] = [];
+  for (const product of products) {
+    const price = prices.get(product.id)?.find((p) => p.priceCurrency === s.currency && p.amountType === 'fixed');
+    if (price?.amountType !== 'fixed') continue;
+    options.push({ productId: product.id, name: product.name, description: product.description ?? null, amount: price.priceAmount, currency: s.currency });
+  }
+  return { allowed: true, options: options.sort((a, b) => a.amount - b.amount) };
+}
 
 /**
  * The prorated amounts the session customer would be billed for moving their subscription to `productId` now,

@@ -14,6 +14,8 @@ import { listOrders } from '../../../core/billing/orders/service.js';
 import type { Organization } from '../../../core/billing/organizations/schema.js';
 import { toSortCriteria } from '../../../core/billing/shared/query.js';
 import { listSubscriptions } from '../../../core/billing/subscriptions/service.js';
+import type { SubscriptionView } from '../../../core/billing/subscriptions/relations.js';
+import { customersMayChangePlan } from '../../../core/billing/customer-sessions/subscription-update.js';
 import { organizationClock } from '../../../core/jobs/clock.js';
 import { listCustomerMeters } from '../../../core/metering/customer-meters.js';
 
@@ -26,6 +28,8 @@ export interface PortalOverview {
   downloads: PortalDownload[];
   meters: PortalMeter[];
   benefits: PortalBenefit[];
+  /** Whether the seller lets customers change plan here (the overview then offers it). */
+  planChanges: boolean;
 }
 
 export interface PortalSubscription {
@@ -95,6 +99,14 @@ export interface PortalBenefit {
   error: string | null;
 }
 
+/** What the portal's pages show of a subscription. */
+export function portalSubscriptionOf({ subscription: s, product }: Pick<SubscriptionView, 'subscription' | 'product'>): PortalSubscription {
+  return {
+    id: s.id, product: product.name, amount: s.amount, currency: s.currency, interval: s.recurringInterval, intervalCount: s.recurringIntervalCount,
+    status: s.status, currentPeriodEnd: s.currentPeriodEnd, cancelAtPeriodEnd: s.cancelAtPeriodEnd, endsAt: s.endsAt, cancellationReason: s.customerCancellationReason,
+  };
+}
+
 /** A customer holds a handful of each; the overview reads up to this many (newest first). */
 const LIMIT = 100;
 const PAGE = { page: 1, limit: LIMIT };
@@ -162,19 +174,8 @@ export async function loadOverview(deps: AppDeps, principal: CustomerPrincipal, 
 
   return {
     customer,
-    subscriptions: subscriptions.items.map(({ subscription: s, product }) => ({
-      id: s.id,
-      product: product.name,
-      amount: s.amount,
-      currency: s.currency,
-      interval: s.recurringInterval,
-      intervalCount: s.recurringIntervalCount,
-      status: s.status,
-      currentPeriodEnd: s.currentPeriodEnd,
-      cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-      endsAt: s.endsAt,
-      cancellationReason: s.customerCancellationReason,
-    })),
+    subscriptions: subscriptions.items.map(portalSubscriptionOf),
+    planChanges: customersMayChangePlan(organization),
     orders: orders.items.map(({ order, relations }) => ({
       id: order.id,
       createdAt: order.createdAt,

@@ -14,7 +14,7 @@ import { getSubscription } from '../../../core/billing/subscriptions/service.js'
 import { updateSubscription } from '../../../core/billing/subscriptions/update.js';
 import { fieldOf } from '../forms.js';
 import { sendPage } from '../render.js';
-import { loadOverview } from './data.js';
+import { loadOverview, portalSubscriptionOf } from './data.js';
 import { clearPortalCookie, portalCustomer, portalOrganization, portalPath, portalToken, setPortalCookie } from './session.js';
 import { PortalCancelPage } from './views/CancelPage.js';
 import { PortalOverviewPage } from './views/OverviewPage.js';
@@ -24,6 +24,7 @@ import { PortalCodePage, PortalNotFoundPage, PortalSignInPage } from './views/Si
 const NOTICES: Record<string, string> = {
   canceled: 'Your subscription is canceled: it stays active until the end of the period you paid for.',
   uncanceled: 'Your subscription continues: it renews as before.',
+  'plan-changed': 'Your plan is changed.',
   'signed-out': 'You are signed out.',
   'link-expired': 'That sign-in link has expired or was already replaced. Sign in with your email address instead.',
   'session-expired': 'Your session has ended. Sign in again to continue.',
@@ -33,7 +34,7 @@ const noticeOf = (req: Request) => (typeof req.query.notice === 'string' ? NOTIC
 const Email = z.email('Enter an email address, like name@example.com.').max(320);
 
 const slugOf = (req: Request) => String(req.params.slug);
-const clockOf = (deps: AppDeps) => deps.clock ?? systemClock;
+export const clockOf = (deps: AppDeps) => deps.clock ?? systemClock;
 
 /** An app built without a mailer (tests of createApp alone) keeps the codes' mail in its database's outbox. */
 async function codeDeps(deps: AppDeps): Promise<PortalCodeDeps> {
@@ -52,7 +53,7 @@ async function organizationOf(deps: AppDeps, req: Request, res: Response): Promi
 }
 
 /** The organization and its signed-in customer; null (and the browser sent to sign in) without a live session. */
-async function signedIn(deps: AppDeps, req: Request, res: Response): Promise<{ organization: Organization; principal: CustomerPrincipal } | null> {
+export async function signedIn(deps: AppDeps, req: Request, res: Response): Promise<{ organization: Organization; principal: CustomerPrincipal } | null> {
   const organization = await organizationOf(deps, req, res);
   if (!organization) return null;
   const principal = await portalCustomer(deps, req, organization);
@@ -163,23 +164,24 @@ export function signOutOfPortal(deps: AppDeps): RequestHandler {
 }
 
 /** One of the signed-in customer's running subscriptions; another customer's is not found, as an unknown one. */
-async function ownSubscription(deps: AppDeps, principal: CustomerPrincipal, id: string) {
+export async function ownSubscription(deps: AppDeps, principal: CustomerPrincipal, id: string) {
   const view = await getSubscription(deps.db, new Set([principal.organizationId]), id);
   if (view.subscription.customerId !== principal.customerId) throw new CoreError('not_found', 'SUBSCRIPTION_NOT_FOUND', 'Subscription not found');
   return view;
 }
+
+/** What a subscription change needs: the processors charge a plan change billed at once. */
+export const subscriptionDepsOf = (deps: AppDeps) => ({ db: deps.db, clock: clockOf(deps), payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl });
 
 /** GET /portal/:slug/subscriptions/:id/cancel — the reason and comment form. */
 export function showPortalCancel(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const context = await signedIn(deps, req, res);
     if (!context) return;
-    const { subscription: s, product, customer } = await ownSubscription(deps, context.principal, String(req.params.id));
-    if (s.cancelAtPeriodEnd || s.endedAt) return res.redirect(303, portalPath(context.organization.slug));
-    const subscription = {
-      id: s.id, product: product.name, amount: s.amount, currency: s.currency, interval: s.recurringInterval, intervalCount: s.recurringIntervalCount,
-      status: s.status, currentPeriodEnd: s.currentPeriodEnd, cancelAtPeriodEnd: s.cancelAtPeriodEnd, endsAt: s.endsAt, cancellationReason: s.customerCancellationReason,
-    };
+    const view = await ownSubscription(deps, context.principal, String(req.params.id));
+    if (view.subscription.cancelAtPeriodEnd || view.subscription.endedAt) return res.redirect(303, portalPath(context.organization.slug));
+    const { customer } = view;
+    const subscription = portalSubscriptionOf(view);
     sendPage(res, 200, <PortalCancelPage seller={context.organization.name} base={portalPath(context.organization.slug)} email={customer.email} subscription={subscription} />);
   };
 }
@@ -204,7 +206,7 @@ export function submitPortalCancel(deps: AppDeps, cancel: boolean): RequestHandl
     const organizations = new Set([organization.id]);
     try {
       await updateSubscription(
-        { db: deps.db, clock: clockOf(deps), payments: deps.payments!, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl },
+        subscriptionDepsOf(deps),
         { read: organizations, write: organizations },
         id,
         cancel

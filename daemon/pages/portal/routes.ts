@@ -2,9 +2,10 @@ import express, { Router } from 'express';
 import type { AppDeps } from '../../app.js';
 import { sameOriginForms } from '../origin-guard.js';
 import { PORTAL_SCRIPT_PATH, PORTAL_STYLESHEET_PATH, servePortalScript, servePortalStylesheet } from './assets.js';
+import { showPortalChangePlan, submitPortalChangePlan } from './plan-change.js';
 import { showPortal, showPortalCancel, showPortalCode, showPortalInvoice, signOutOfPortal, submitPortalCancel, submitPortalCode, submitPortalEmail } from './handlers.js';
 
-/** The portal's forms: an email, a code, a cancellation reason and comment. */
+/** The portal's forms: an email, a code, a cancellation reason and comment, a plan. */
 const PORTAL_FORM_LIMIT = 16 * 1024;
 
 /** The customer portal's pages at `/portal/:slug` (the customer_portal_url of a customer session). */
@@ -21,6 +22,8 @@ export function portalPageRoutes(deps: AppDeps): Router {
   router.get('/portal/:slug/subscriptions/:id/cancel', showPortalCancel(deps));
   router.post('/portal/:slug/subscriptions/:id/cancel', ...form, submitPortalCancel(deps, true));
   router.post('/portal/:slug/subscriptions/:id/uncancel', ...form, submitPortalCancel(deps, false));
+  router.get('/portal/:slug/subscriptions/:id/change', showPortalChangePlan(deps));
+  router.post('/portal/:slug/subscriptions/:id/change', ...form, submitPortalChangePlan(deps));
   router.get('/portal/:slug/orders/:id/invoice', showPortalInvoice(deps));
   return router;
 }

@@ -30,7 +30,7 @@ const REASON_LABELS: Record<string, string> = {
 };
 export const reasonLabel = (reason: string) => REASON_LABELS[reason] ?? reason;
 
-function Subscription({ base, subscription: s }: { base: string; subscription: PortalSubscription }) {
+function Subscription({ base, subscription: s, planChanges }: { base: string; subscription: PortalSubscription; planChanges: boolean }) {
   const path = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <article className="portal-card" data-testid="subscription">
@@ -51,9 +51,16 @@ function Subscription({ base, subscription: s }: { base: string; subscription: P
         {s.cancelAtPeriodEnd ? (
           <PostButton action={`${path}/uncancel`} label="Keep my subscription" variant="primary" />
         ) : (
-          <a className="button button-secondary" href={`${path}/cancel`}>
-            Cancel subscription
-          </a>
+          <>
+            {planChanges ? (
+              <a className="button" href={`${path}/change`}>
+                Change plan
+              </a>
+            ) : null}{' '}
+            <a className="button button-secondary" href={`${path}/cancel`}>
+              Cancel subscription
+            </a>
+          </>
         )}
       </div>
     </article>
@@ -143,7 +150,7 @@ export function PortalOverviewPage({ seller, base, overview, notice, error, retu
 
       <section className="portal-section" aria-labelledby="subscriptions">
         <h2 id="subscriptions">Subscriptions</h2>
-        {subscriptions.length ? subscriptions.map((s) => <Subscription key={s.id} base={base} subscription={s} />) : <p className="muted">No active subscriptions.</p>}
+        {subscriptions.length ? subscriptions.map((s) => <Subscription key={s.id} base={base} subscription={s} planChanges={overview.planChanges} />) : <p className="muted">No active subscriptions.</p>}
       </section>
 
       <section className="portal-section" aria-labelledby="orders">

@@ -1,5 +1,5 @@
 import { fromDbInt, fromDbTime, fromDbTimeOrNull, toDbTime } from '../../db/columns.js';
-import type { Executor } from '../../db/database.js';
+import { dialectOf, type Executor } from '../../db/database.js';
 
 const TABLE = 'customer_portal_codes';
 
@@ -24,6 +24,18 @@ const toCode = (row: Record<string, unknown>): PortalCode => ({
   usedAt: fromDbTimeOrNull(row.used_at),
   createdAt: fromDbTime(row.created_at),
 });
+
+/**
+ * Serializes the code requests of one address of an organization, and of one IP, until the transaction ends, so the
+ * count of recent codes and the insert of a new one are one step (PostgreSQL: advisory locks, always the address's
+ * first, so two requests never wait on each other crosswise). SQLite's single writer connection already serializes
+ * the transactions of a daemon.
+ */
+export async function lockCodeRequests(trx: Executor, organizationId: string, emailLower: string, ipHash: string): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`portal-code:email:${organizationId}:${emailLower}`]);
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`portal-code:ip:${ipHash}`]);
+}
 
 /** How many codes were asked for since `since`: for one address of one organization, and from one IP (any organization). */
 export async function countRecentCodes(db: Executor, organizationId: string, emailLower: string, ipHash: string, since: Date): Promise<{ byEmail: number; byIp: number }> {

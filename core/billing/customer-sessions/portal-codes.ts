@@ -7,7 +7,7 @@ import type { Mailer } from '../../mail/mailer.js';
 import { portalCodeMail } from '../../mail/messages.js';
 import { findCustomerByEmail } from '../customers/repository.js';
 import type { Organization } from '../organizations/schema.js';
-import { claimCode, countRecentCodes, deleteExpiredCodes, findLiveCode, insertCode, recordWrongAttempt } from './portal-codes-repository.js';
+import { claimCode, countRecentCodes, deleteExpiredCodes, findLiveCode, insertCode, lockCodeRequests, recordWrongAttempt } from './portal-codes-repository.js';
 import { createCustomerSession, type CustomerSession } from './service.js';
 
 /** A code works this long after it is mailed. */
@@ -39,13 +39,16 @@ export async function requestPortalCode(deps: PortalCodeDeps, organization: Orga
   const now = deps.clock.now();
   const ipHash = hmac(deps.secret, 'ip', input.ip);
   const since = new Date(now.getTime() - RATE_WINDOW_MINUTES * 60_000);
-  const recent = await countRecentCodes(deps.db, organization.id, emailLower, ipHash, since);
-  if (recent.byEmail >= PORTAL_CODES_PER_EMAIL || recent.byIp >= PORTAL_CODES_PER_IP) {
-    throw new CoreError('rate_limited', 'PORTAL_CODE_RATE_LIMITED', `Too many codes were asked for. Wait ${RATE_WINDOW_MINUTES} minutes, then ask again.`);
-  }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const id = newId();
   await deps.db.transaction(async (trx) => {
+    // The limits are counted and the code inserted under one lock: a burst of concurrent requests cannot all pass
+    // the count before any of them has inserted.
+    await lockCodeRequests(trx, organization.id, emailLower, ipHash);
+    const recent = await countRecentCodes(trx, organization.id, emailLower, ipHash, since);
+    if (recent.byEmail >= PORTAL_CODES_PER_EMAIL || recent.byIp >= PORTAL_CODES_PER_IP) {
+      throw new CoreError('rate_limited', 'PORTAL_CODE_RATE_LIMITED', `Too many codes were asked for. Wait ${RATE_WINDOW_MINUTES} minutes, then ask again.`);
+    }
     await deleteExpiredCodes(trx, since);
     await insertCode(trx, {
       id,

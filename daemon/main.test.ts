@@ -82,7 +82,7 @@ describe('tilld start-up failures', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = String((blocker.address() as { port: number }).port);
     try {
-      const result = await execa('node', [tilld], { env: { ...setup.env, TILL_PORT: port }, reject: false, timeout: 20_000 });
+      const result = await execa('node', [tilld], { env: { ...setup.env, TILL_PORT: port }, reject: false, timeout: 60_000 });
       expect(result.timedOut).toBe(false);
       expect(result.exitCode).toBe(1);
       expect(result.stderr).toContain('EADDRINUSE');

@@ -39,7 +39,7 @@ export async function tillJson<T = any>(args: string[], env: Record<string, stri
 
 /** Runs `till` with `input` on stdin (e.g. `--data -`). */
 export function tillWithInput(args: string[], env: Record<string, string>, input: string) {
-  return execa(process.execPath, [TILL_BIN, ...args], { env: tillEnv(env), extendEnv: false, reject: false, timeout: 30_000, input });
+  return execa(process.execPath, [TILL_BIN, ...args], { env: tillEnv(env), extendEnv: false, reject: false, timeout: 90_000, input });
 }
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -54,7 +54,7 @@ export type Answer = [question: string, keys: string];
  */
 export function tillOnTerminal(args: string[], env: Record<string, string>, answers: Answer[] = []) {
   const command = `stty cols 160 2>/dev/null; ${process.execPath} ${TILL_BIN} ${args.map(quote).join(' ')}`;
-  const child = execa('script', ['-qec', command, '/dev/null'], { env: tillEnv({ TERM: 'xterm', ...env }), extendEnv: false, reject: false, timeout: 30_000 } satisfies Options);
+  const child = execa('script', ['-qec', command, '/dev/null'], { env: tillEnv({ TERM: 'xterm', ...env }), extendEnv: false, reject: false, timeout: 90_000 } satisfies Options);
   const pending = [...answers];
   let screen = '';
   child.stdout!.on('data', (chunk: Buffer) => {

@@ -19,7 +19,7 @@ export function tillEnv(env: Record<string, string>): Record<string, string> {
 
 /** Runs the built `till` off a terminal; resolves whatever the exit code. */
 export function till(args: string[], env: Record<string, string>): ResultPromise<{ reject: false; extendEnv: false }> {
-  return execa(process.execPath, [TILL_BIN, ...args], { env: tillEnv(env), extendEnv: false, reject: false, timeout: 30_000 });
+  return execa(process.execPath, [TILL_BIN, ...args], { env: tillEnv(env), extendEnv: false, reject: false, timeout: 90_000 });
 }
 
 /** The first line a running `till` writes to stdout. */

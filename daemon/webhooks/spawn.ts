@@ -125,7 +125,7 @@ export async function spawnTilld(bin: string, env: Record<string, string>, optio
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`tilld exited with ${child.exitCode}: ${output}`);
     try {

@@ -31,7 +31,7 @@ import { customerSessionRoutes } from '../../routes/customer-sessions.js';
 import { customerPortalRoutes } from '../../routes/customer-portal.js';
 import { customerPortalGrantRoutes } from '../../routes/customer-portal-grants.js';
 import type { V1Deps } from './deps.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument, type OpenApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
@@ -45,14 +45,29 @@ export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessT
  */
 export const PORTAL_ROUTES: readonly AnyRoute[] = [...customerPortalRoutes, ...customerPortalGrantRoutes];
 
+const documents = new Map<string, OpenApiDocument>();
+
+/**
+ * The OpenAPI document of every /v1 operation, made when first asked for and kept: converting the routes' schemas
+ * takes about 80 ms, which every start of tilld (and every daemon a test starts) would otherwise pay for a document
+ * few of them serve.
+ */
+function apiDocument(baseUrl: string): OpenApiDocument {
+  let document = documents.get(baseUrl);
+  if (!document) {
+    document = openApiDocument([...V1_ROUTES, ...PORTAL_ROUTES], baseUrl);
+    documents.set(baseUrl, document);
+  }
+  return document;
+}
+
 /** The billing API at /v1, plus /openapi.json and /docs describing it. */
 export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }): Router {
   const router = Router();
-  const document = openApiDocument([...V1_ROUTES, ...PORTAL_ROUTES], deps.baseUrl);
   router.get('/openapi.json', (_req, res) => {
-    res.json(document);
+    res.json(apiDocument(deps.baseUrl));
   });
-  router.get('/docs', (_req, res) => sendApiDocs(res, document));
+  router.get('/docs', (_req, res) => sendApiDocs(res, apiDocument(deps.baseUrl)));
   // Every /v1 answer is written in the Polar-Version asked for; an unknown version is refused before anything else.
   router.use('/v1', apiVersion);
   // Stripe signs the exact bytes it sends: its webhook endpoint reads the raw body, before the JSON parser.

@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['daemon/contract-sdk1/**/*.test.ts'],
+    // The test apps of Polar's integrations (integrations/*) are npm projects of their own, installed by sdk1-test.sh.
+    include: ['daemon/contract-sdk1/**/*.test.ts', 'integrations/*/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

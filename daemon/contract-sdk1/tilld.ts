@@ -15,9 +15,9 @@ export interface TilldProcess {
 /**
  * A real tilld process on a database of its own: SQLite in a temp folder, or a new PostgreSQL database on the server
  * TILL_TEST_DATABASE_URL names. It runs on the Node that runs Till (TILL_TILLD_NODE, else the `node` on PATH), not on
- * the Node 22 this suite runs on: tilld's native SQLite module is built for the former.
+ * the Node 22 this suite runs on: tilld's native SQLite module is built for the former. `env` adds to its configuration.
  */
-export async function startTilld(): Promise<TilldProcess> {
+export async function startTilld(env: Record<string, string> = {}): Promise<TilldProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'till-sdk1-'));
   const serverUrl = process.env.TILL_TEST_DATABASE_URL;
   let databaseUrl = join(dataDir, 'till.sqlite');
@@ -31,7 +31,7 @@ export async function startTilld(): Promise<TilldProcess> {
     dropDatabase = () => adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
   }
   const child = execa(process.env.TILL_TILLD_NODE || 'node', [TILLD], {
-    env: { TILL_DATA_DIR: dataDir, TILL_DATABASE_URL: databaseUrl, TILL_PORT: '0', TILL_LOG_LEVEL: 'info', TILL_RATE_LIMIT: 'off', TILL_SECRET: randomBytes(24).toString('hex') },
+    env: { TILL_DATA_DIR: dataDir, TILL_DATABASE_URL: databaseUrl, TILL_PORT: '0', TILL_LOG_LEVEL: 'info', TILL_RATE_LIMIT: 'off', TILL_SECRET: randomBytes(24).toString('hex'), ...env },
     reject: false,
   });
   const url = await listeningUrl(child);

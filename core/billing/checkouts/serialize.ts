@@ -86,9 +86,26 @@ export function billingAddressFields(checkout: Pick<Checkout, 'requireBillingAdd
   };
 }
 
+/**
+ * Polar's deprecated `customer_billing_address_fields` (which fields are required, as booleans), still sent beside
+ * `billing_address_fields` though left out of its OpenAPI documents: clients on older SDKs (@polar-sh/sdk 0.32, which
+ * @polar-sh/express pins) require it.
+ */
+function customerBillingAddressFields(modes: ReturnType<typeof billingAddressFields>) {
+  return {
+    country: true,
+    state: modes.state === 'required',
+    city: modes.city === 'required',
+    postal_code: modes.postal_code === 'required',
+    line1: modes.line1 === 'required',
+    line2: false,
+  };
+}
+
 /** The fields Checkout and CheckoutPublic share. */
 function commonFields(checkout: Checkout, baseUrl: string) {
   const flags = checkoutFlags(checkout);
+  const addressFields = billingAddressFields(checkout);
   return {
     id: checkout.id,
     created_at: checkout.createdAt.toISOString(),
@@ -141,7 +158,8 @@ function commonFields(checkout: Checkout, baseUrl: string) {
     customer_tax_id: checkout.customerTaxId,
     locale: checkout.locale,
     payment_processor_metadata: { processor: 'sandbox' } as Record<string, string>,
-    billing_address_fields: billingAddressFields(checkout),
+    customer_billing_address_fields: customerBillingAddressFields(addressFields),
+    billing_address_fields: addressFields,
     products: checkout.products.map((product) => serializeCheckoutProduct(product, baseUrl)),
     product: serializeCheckoutProduct(checkout.product, baseUrl),
     product_price: serializePrice(checkout.productPrice, checkout.product),
@@ -167,6 +185,8 @@ export function serializeCheckout(checkout: Checkout, baseUrl: string) {
     trial_interval_count: checkout.trialIntervalCount,
     metadata: checkout.metadata,
     external_customer_id: checkout.externalCustomerId,
+    // Polar's deprecated name for it, still sent (outside its OpenAPI documents); SDK 0.32 requires it.
+    customer_external_id: checkout.externalCustomerId,
     subscription_id: checkout.subscriptionId,
     customer_metadata: checkout.customerMetadata,
   };

@@ -71,6 +71,9 @@ function serializeSubscription(subscription: EmbeddedSubscription) {
     units: null,
     customer_cancellation_reason: subscription.customerCancellationReason,
     customer_cancellation_comment: subscription.customerCancellationComment,
+    // Polar's deprecated user_id (its customers' legacy user, the customer's own id for every customer Till has),
+    // still sent though outside its OpenAPI documents: SDK 0.32 (pinned by @polar-sh/express) requires it.
+    user_id: subscription.customerId,
   };
 }
 
@@ -142,6 +145,12 @@ export function serializeOrder(order: StoredOrder, relations: OrderRelations) {
     description: orderDescription(order, relations),
     refundable_amount: REFUNDABLE(order) ? refundableAmount(order) : 0,
     refundable_tax_amount: REFUNDABLE(order) ? refundableTaxAmount(order) : 0,
+    // Polar's deprecated fields, still sent though left out of its OpenAPI documents: clients on older SDKs
+    // (0.32, pinned by @polar-sh/express and the other framework adapters) require them.
+    amount: order.netAmount,
+    from_balance_amount: order.appliedBalanceAmount,
+    user_id: order.customerId,
+    user: { id: order.customerId, email: customer.email, public_name: (customer.name || customer.email || '?').slice(0, 1), avatar_url: null, github_username: null },
   };
 }
 export type OrderWire = ReturnType<typeof serializeOrder>;

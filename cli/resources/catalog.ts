@@ -12,6 +12,7 @@ export const CATALOG_NOUNS: readonly { noun: string; description: string }[] = [
   { noun: 'customers', description: 'customers, by id or by your external id' },
   { noun: 'files', description: 'files: upload product media, downloadables and avatars; list, rename, delete' },
   { noun: 'checkouts', description: 'checkouts: payment pages for products; create, list, show, `open` the hosted page' },
+  { noun: 'checkout-links', description: 'checkout links: shareable URLs that open a fresh checkout for their products' },
   { noun: 'orders', description: 'orders: list, show, set billing details, save the invoice PDF (`till orders invoice`)' },
   { noun: 'subscriptions', description: 'subscriptions: list, show, cancel at period end, uncancel, revoke now, change product or discount' },
   { noun: 'refunds', description: 'refunds of paid orders: create (shows what is refundable, asks first) and list' },

@@ -16,6 +16,7 @@ import { licenseKeys } from './license-keys.js';
 import { subscriptions } from './subscriptions.js';
 import { webhooks } from './webhooks.js';
 import { checkouts } from './checkouts.js';
+import { checkoutLinks } from './checkout-links.js';
 
 /** Every catalog noun, in the order `till --help` lists them. */
-export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files, checkouts, orders, refunds, licenseKeys, subscriptions, events, meters, customerMeters, webhooks];
+export const RESOURCES: readonly ResourceSpec[] = [organizations, accessTokens, products, benefits, customFields, discounts, customers, files, checkouts, checkoutLinks, orders, refunds, licenseKeys, subscriptions, events, meters, customerMeters, webhooks];

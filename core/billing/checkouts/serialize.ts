@@ -18,7 +18,7 @@ const serializeAddress = (address: Address) => ({
 });
 
 /** A product as a checkout shows it: current prices, public benefit fields only (never a benefit's properties). */
-function serializeCheckoutProduct(product: Product, baseUrl: string) {
+export function serializeCheckoutProduct(product: Product, baseUrl: string) {
   return {
     ...serializeProductBase(product),
     prices: product.prices.map((price) => serializePrice(price, product)),

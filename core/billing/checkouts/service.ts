@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import { newId } from '../../db/columns.js';
 import type { Database, Executor } from '../../db/database.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, isCoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { scheduleJob } from '../../jobs/jobs.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
@@ -116,6 +116,27 @@ async function settle(trx: Executor, now: Date, next: StoredCheckout, discountCh
   };
 }
 
+const refusesOnlyTheDiscount = (error: unknown) =>
+  isCoreError(error) &&
+  error.kind === 'invalid' &&
+  Array.isArray(error.details) &&
+  (error.details as { loc: unknown[] }[]).every((detail) => detail.loc[1] === 'discount_id' || detail.loc[1] === 'discount_code');
+
+/**
+ * Settles with the first of the discount changes that is accepted; a refusal of the discount moves on to the next
+ * change, any other refusal (and the last change's) stands.
+ */
+async function settleWithFirstDiscount(trx: Executor, now: Date, next: StoredCheckout, changes: DiscountChange[], offered: Product[]): Promise<StoredCheckout> {
+  for (const [index, change] of changes.entries()) {
+    try {
+      return await settle(trx, now, next, change, offered);
+    } catch (error) {
+      if (index === changes.length - 1 || !refusesOnlyTheDiscount(error)) throw error;
+    }
+  }
+  throw new Error('unreachable: no discount change to settle with');
+}
+
 /** Records checkout.created/updated/expired with the checkout as the API shows it, in the transaction of the change. */
 export async function announceCheckout(trx: Knex.Transaction, clock: Clock, baseUrl: string, checkout: Checkout, type: 'checkout.created' | 'checkout.updated' | 'checkout.expired') {
   await recordEvent(trx, clock, { organizationId: checkout.organizationId, type, data: serializeCheckout(checkout, baseUrl) });
@@ -142,8 +163,18 @@ export async function checkoutOrganization(db: Executor, input: CheckoutCreate, 
   throw invalid([issue([input.products?.length ? 'products' : 'product_price_id', 0], 'Product does not exist.')]);
 }
 
+/** How a checkout link opens a checkout: another product pre-selected, and a discount that is dropped, not refused, when it does not apply. */
+export interface OpeningOptions {
+  /** Selects this product when it is among those offered (otherwise the first is). */
+  selectProductId?: string | null;
+  /** A code the customer brought (`?discount_code=`): tried before `discount_id`. */
+  discountCode?: string | null;
+  /** A discount (code or id) that does not apply is left out instead of refusing the checkout. */
+  lenientDiscount?: boolean;
+}
+
 /** POST /v1/checkouts/: opens a checkout for the products (the first selected), expiring in an hour. */
-export async function createCheckout(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate): Promise<Checkout> {
+export async function createCheckout(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate, options: OpeningOptions = {}): Promise<Checkout> {
   return deps.db.transaction(async (trx) => {
     const clock = await organizationClock(trx, deps.clock, organizationId);
     const now = clock.now();
@@ -158,7 +189,9 @@ export async function createCheckout(deps: CheckoutDeps, organizationId: string,
     const offered = await offeredProducts(trx, organizationId, productIds, input.products?.length ? 'products' : 'product_id');
     const organization = (await findOrganization(trx, organizationId))!;
     const customer = input.customer_id ? await customerFor(trx, organizationId, input.customer_id) : null;
-    const first = input.product_price_id ? (offered.find((p) => p.prices.some((price) => price.id === input.product_price_id)) ?? offered[0]) : offered[0];
+    const first = input.product_price_id
+      ? (offered.find((p) => p.prices.some((price) => price.id === input.product_price_id)) ?? offered[0])
+      : (offered.find((p) => p.id === options.selectProductId) ?? offered[0]);
     if (input.product_price_id && !first.prices.some((price) => price.id === input.product_price_id)) {
       throw invalid([issue(['product_price_id'], 'Price does not exist or is archived.')]);
     }
@@ -203,7 +236,12 @@ export async function createCheckout(deps: CheckoutDeps, organizationId: string,
       createdAt: now,
       modifiedAt: null,
     };
-    const settled = await settle(trx, now, stored, { kind: 'id', id: input.discount_id ?? null }, offered);
+    const changes: DiscountChange[] = [
+      ...(options.discountCode ? [{ kind: 'code', code: options.discountCode } as const] : []),
+      { kind: 'id', id: input.discount_id ?? null },
+      ...(options.lenientDiscount ? [{ kind: 'id', id: null } as const] : []),
+    ];
+    const settled = await settleWithFirstDiscount(trx, now, stored, changes, offered);
     await insertCheckout(trx, settled);
     await scheduleJob(trx, { organizationId, kind: CHECKOUT_EXPIRY_JOB, subjectId: settled.id, runAt: settled.expiresAt });
     const view = await viewOf(trx, settled, now);

@@ -9,6 +9,7 @@ export const SCOPES = [
   'files:read', 'files:write',
   'custom_fields:read', 'custom_fields:write',
   'discounts:read', 'discounts:write',
+  'checkout_links:read', 'checkout_links:write',
   'customers:read', 'customers:write',
   'customer_sessions:write',
   'checkouts:read', 'checkouts:write',

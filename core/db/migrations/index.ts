@@ -31,6 +31,7 @@ import { discountAmounts } from './0039_discount_amounts.js';
 import { payLinks } from './0040_pay_links.js';
 import { meterRollups } from './0041_meter_rollups.js';
 import { customerOAuthAccounts } from './0042_customer_oauth_accounts.js';
+import { checkoutLinks } from './0043_checkout_links.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -66,4 +67,5 @@ export const migrations: readonly Migration[] = [
   payLinks,
   meterRollups,
   customerOAuthAccounts,
+  checkoutLinks,
 ];

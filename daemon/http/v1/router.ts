@@ -22,6 +22,7 @@ import { benefitGrantRoutes, downloadRouter } from '../../routes/benefit-grants.
 import { licenseKeyRoutes } from '../../routes/license-keys.js';
 import { customerStateRoutes } from '../../routes/customer-state.js';
 import { checkoutRoutes } from '../../routes/checkouts.js';
+import { checkoutLinkRedirectRouter, checkoutLinkRoutes } from '../../routes/checkout-links.js';
 import { taxRateRoutes } from '../../routes/tax-rates.js';
 import { metricRoutes } from '../../routes/metrics.js';
 import { disputeRoutes } from '../../routes/disputes.js';
@@ -37,7 +38,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...customerSessionRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...customerSessionRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...checkoutLinkRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
 
 /**
  * The customer portal's operations (`/v1/customer-portal/…`): a customer session token opens them, never a seller's
@@ -81,6 +82,8 @@ export function v1Router(deps: V1Deps & { baseUrl: string; bodyLimit: number }):
   router.use(INGEST_PATH, express.json({ limit: INGEST_BODY_LIMIT }));
   // An order's invoice PDF is bytes behind a signed link: its own router.
   router.use(invoiceRouter(deps));
+  // A checkout link's public URL answers a redirect, not JSON.
+  router.use(checkoutLinkRedirectRouter(deps));
   router.use('/v1', express.json({ limit: deps.bodyLimit }));
   mountRoutes(router, V1_ROUTES, deps);
   mountRoutes(router, PORTAL_ROUTES, deps);

@@ -33,7 +33,6 @@ export const NOT_SERVED: Record<string, string> = {
   'customerPortal.customers.checkEmailUpdate': 'Not built: a customer cannot change their email address from the portal yet',
   'customerPortal.customers.verifyEmailUpdate': 'Not built: a customer cannot change their email address from the portal yet',
   'customerPortal.orders.confirmRetryPayment': 'A declined renewal is paid through the link Till mails to the customer (`/pay/…`, docs/payments.md), not through this operation',
-  'checkoutLinks.': 'Not built yet: checkout links (issue 18); a checkout is opened with `checkouts.create`',
   'subscriptions.create': 'Not built yet (issue 18): a subscription starts from a checkout, free prices included',
   'eventTypes.': 'Not built yet (issue 18): `events.listNames` lists the names of ingested events',
 };

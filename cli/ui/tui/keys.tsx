@@ -70,3 +70,17 @@ export function useKeys(handler: (input: string, key: Key) => void, options: { i
     return () => void entries.delete(entry);
   }, [entries, entry]);
 }
+
+/**
+ * The scrolling keys of a view that shows `visible` lines of a longer list (↑/↓ j/k, PgDn/space, PgUp, g/G): the new
+ * first line for `input`, or undefined when the key is not one of them. `last` is the highest first line there is.
+ */
+export function scrolled(input: string, key: Key, top: number, last: number, visible: number): number | undefined {
+  if (key.downArrow || input === 'j') return Math.min(last, top + 1);
+  if (key.upArrow || input === 'k') return Math.max(0, top - 1);
+  if (key.pageDown || input === ' ') return Math.min(last, top + visible);
+  if (key.pageUp) return Math.max(0, top - visible);
+  if (input === 'g') return 0;
+  if (input === 'G') return last;
+  return undefined;
+}

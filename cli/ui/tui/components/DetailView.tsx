@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
 import { messageOf } from '../backend.js';
 import { useHints } from '../hints.js';
-import { useKeys } from '../keys.js';
+import { scrolled, useKeys } from '../keys.js';
 import { useTheme } from '../theme.js';
 import { JsonView } from './JsonView.js';
 
@@ -54,12 +54,7 @@ export function DetailView({ title, load, raw, height, onClose }: DetailViewProp
       if (key.escape || input === 'q') return onClose();
       if (input === 'J') return setJson(true);
       if (input === 'r') return setReload((n) => n + 1);
-      if (key.downArrow || input === 'j') setTop((t) => Math.min(last, t + 1));
-      else if (key.upArrow || input === 'k') setTop((t) => Math.max(0, t - 1));
-      else if (key.pageDown || input === ' ') setTop((t) => Math.min(last, t + visible));
-      else if (key.pageUp) setTop((t) => Math.max(0, t - visible));
-      else if (input === 'g') setTop(0);
-      else if (input === 'G') setTop(last);
+      setTop((t) => scrolled(input, key, t, last, visible) ?? t);
     },
     { isActive: !json },
   );

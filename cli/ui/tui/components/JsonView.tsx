@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useHints } from '../hints.js';
-import { useKeys } from '../keys.js';
+import { scrolled, useKeys } from '../keys.js';
 import { useMemo, useState } from 'react';
 import { useTheme, type Theme } from '../theme.js';
 
@@ -21,12 +21,7 @@ export function JsonView({ title, value, height, onClose }: JsonViewProps) {
   useHints('↑/↓ PgUp/PgDn g/G scroll · Esc back');
   useKeys((input, key) => {
     if (key.escape || input === 'q' || key.return) return onClose();
-    if (key.downArrow || input === 'j') setTop((t) => Math.min(last, t + 1));
-    else if (key.upArrow || input === 'k') setTop((t) => Math.max(0, t - 1));
-    else if (key.pageDown || input === ' ') setTop((t) => Math.min(last, t + visible));
-    else if (key.pageUp) setTop((t) => Math.max(0, t - visible));
-    else if (input === 'g') setTop(0);
-    else if (input === 'G') setTop(last);
+    setTop((t) => scrolled(input, key, t, last, visible) ?? t);
   });
   return (
     <Box flexDirection="column">

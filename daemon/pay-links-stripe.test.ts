@@ -92,10 +92,13 @@ describe('the pay link of a Stripe organization (the fake)', { timeout: 120_000 
     expect(waiting).toMatchObject({ status: 'requires_action' });
     expect(await res.text()).toContain('Continue to your bank');
     const intent = bed.fake.state.paymentIntents.get(String(waiting.processor_payment_id))!;
-    expect(intent.next_action?.redirect_to_url?.return_url).toBe(`${daemon().url}/pay/return/${waiting.id}`);
+    const returnUrl = intent.next_action?.redirect_to_url?.return_url ?? '';
+    expect(returnUrl).toMatch(new RegExp(`^${daemon().url}/pay/return/${waiting.id}\\?key=[A-Za-z0-9_-]{32}$`));
 
     bed.fake.authenticate(String(waiting.processor_payment_id), 'complete');
-    const back = await fetch(`${daemon().url}/pay/return/${waiting.id}?payment_intent=${intent.id}&redirect_status=succeeded`);
+    // Stripe's return without the key it was given (the payment id alone) is refused, and settles nothing.
+    expect((await fetch(`${daemon().url}/pay/return/${waiting.id}?payment_intent=${intent.id}&redirect_status=succeeded`)).status).toBe(404);
+    const back = await fetch(`${returnUrl}&payment_intent=${intent.id}&redirect_status=succeeded`);
     expect(back.status).toBe(200);
     expect(await back.text()).toContain('Your renewal is paid');
     await eventually(async () => ((await daemon().db('subscriptions').where({ id: subscriptionId }).first()).status === 'active' ? true : undefined), 'active');

@@ -198,7 +198,16 @@ describe('a declined renewal mails the customer a link to pay it', { timeout: 12
     const done = await postForm(authenticate, { outcome: 'complete' });
     expect(done.status).toBe(303);
     const back = done.headers.get('location')!;
-    expect(back).toMatch(new RegExp(`^/pay/return/${waiting.id}\\?`));
+    expect(back).toMatch(new RegExp(`^/pay/return/${waiting.id}\\?key=[A-Za-z0-9_-]{32}&payment_intent=`));
+    // The return names the payment and a key only the paying browser was given: the payment id alone (the seller's
+    // API lists it), a forged key or the link's token in its place open nothing.
+    const key = new URL(back, daemon.url).searchParams.get('key')!;
+    for (const forged of [`/pay/return/${waiting.id}`, `/pay/return/${waiting.id}?key=`, `/pay/return/${waiting.id}?key=${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, `/pay/return/${waiting.id}?key=${path.slice('/pay/'.length)}`, `/pay/return/${waiting.id}?key=${key}&key=${key}`, `/pay/return/pay_unknown?key=${key}`]) {
+      const refused = await page(forged);
+      expect(refused.status, forged).toBe(404);
+      expect(refused.html).toContain('Payment link not found');
+      expect(refused.html).not.toContain('authenticates@example.com');
+    }
     const shown = await page(back);
     expect(shown.status).toBe(200);
     expect(shown.html).toContain('Thank you: your payment of $12.00 went through.');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
@@ -83,6 +84,10 @@ describe('the sandbox processor', () => {
     expect(waiting).toMatchObject({ status: 'requires_action' });
     if (waiting.status !== 'requires_action') throw new Error('no action');
     expect(waiting.redirectUrl).toBe(`http://till.test/sandbox/authenticate/${waiting.processorIntentId}`);
+    // The page's id is random, as Stripe's: nothing that knows only Till's payment id (or its key) can make it.
+    const { idempotencyKey: key } = (await findSandboxIntent(database.db, { id: waiting.processorIntentId }))!;
+    expect(waiting.processorIntentId).toMatch(/^pi_sandbox_[0-9a-f]{24}$/);
+    expect(waiting.processorIntentId).not.toContain(createHash('sha256').update(`intent:${key}`).digest('hex').slice(0, 24));
     expect(await sandbox.authenticate(waiting.processorIntentId, true)).toMatchObject({ outcome: { status: 'succeeded' } });
     // Authenticating twice changes nothing.
     expect(await sandbox.authenticate(waiting.processorIntentId, false)).toMatchObject({ outcome: { status: 'succeeded' } });

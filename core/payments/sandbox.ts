@@ -282,8 +282,10 @@ export function createSandboxProcessor(options: SandboxOptions): SandboxProcesso
       const behaviour = parseMethodId(request.processorMethodId);
       if (!behaviour) return { status: 'failed', processorIntentId: null, declineCode: 'processing_error', message: 'This payment method is not known to the sandbox processor.' };
       await pause();
+      // A random id, as Stripe's: it names the 3-D Secure page, so it must not be derivable from Till's payment id
+      // (a replay with the same key answers the intent recorded first, whatever id it was given).
       const intent = await recordSandboxIntent(db, {
-        id: `pi_sandbox_${digest(`intent:${request.idempotencyKey}`)}`,
+        id: `pi_sandbox_${randomBytes(12).toString('hex')}`,
         idempotencyKey: request.idempotencyKey,
         paymentId: request.paymentId,
         methodId: request.processorMethodId,

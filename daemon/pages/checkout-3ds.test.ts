@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../testing/browser.js';
@@ -89,6 +90,31 @@ describe('3-D Secure and processing payments on the hosted checkout (sandbox, Ch
     await page.reload();
     expect(new URL(page.url()).pathname).toBe(`/checkout/${checkout.client_secret}/confirmation`);
     expect(await daemon.db('orders').where({ checkout_id: checkout.id })).toHaveLength(1);
+  });
+
+  it('leads back from 3-D Secure only with the checkout\'s client secret: a payment id opens neither the authenticate page nor the checkout', async () => {
+    const checkout = await newCheckout();
+    const confirm = await fetch(`${daemon.url}/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ confirmation_token_id: 'tok_threeDSecure2Required', customer_email: 'gated@example.com', customer_billing_address: { country: 'DE' } }),
+    });
+    expect(confirm.status).toBe(200);
+    const [waiting] = await paymentsOf(checkout.id);
+    expect(waiting).toMatchObject({ status: 'requires_action' });
+    // Its authenticate page has a random id: the one a payment id would give (as it did) is unknown.
+    const derived = `pi_sandbox_${createHash('sha256').update(`intent:${waiting.idempotency_key}`).digest('hex').slice(0, 24)}`;
+    expect(waiting.processor_payment_id).not.toBe(derived);
+    for (const method of ['GET', 'POST']) {
+      const guessed = await fetch(`${daemon.url}/sandbox/authenticate/${derived}`, { method, redirect: 'manual', headers: { origin: daemon.url, 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'POST' ? 'outcome=complete' : undefined });
+      expect(guessed.status).toBe(404);
+    }
+    // The return from the bank is the checkout's own URL: another secret with the real intent is the unknown checkout.
+    const forged = await fetch(`${daemon.url}/checkout/${checkout.client_secret.slice(0, -2)}xx?payment_intent=${waiting.processor_payment_id}&redirect_status=succeeded`, { redirect: 'manual' });
+    expect(forged.status).toBe(404);
+    expect(await forged.text()).not.toContain('gated@example.com');
+    expect(await checkoutStatus(checkout.id)).toBe('confirmed');
+    expect((await fetch(`${daemon.url}/sandbox/authenticate/${waiting.processor_payment_id}`)).status).toBe(200);
   });
 
   it('reopens the checkout when the customer fails the authentication, and says so on the form', async () => {

@@ -19,6 +19,7 @@ import { findSubscription } from '../subscriptions/repository.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { isTerminal } from '../subscriptions/transitions.js';
 import { hashPayLinkToken } from './mail.js';
+import { isPayReturnKey, newPayReturnKey, payReturnUrl } from './return-url.js';
 import { findPayLinkByTokenHash, findPayLinksOfOrder, type PayLink } from './repository.js';
 
 /**
@@ -95,7 +96,7 @@ export async function openPayLink(db: Database, baseClock: Clock, token: string)
  * try, or this link pressed twice: never two charges for one order), and writes the intent (purpose `pay_link`,
  * no dunning attempt) with its settle job. The processor's answer settles it: paid, the order is paid and the
  * subscription active (finish.ts); declined, nothing changes and dunning goes on; 3-D Secure, the customer is sent
- * to the intent's redirect URL and comes back to `/pay/return/:paymentId`. Answers the payment.
+ * to the intent's redirect URL and comes back to `/pay/return/:paymentId?key=…` (return-url.ts). Answers the payment.
  */
 export async function payWithLink(deps: PayLinkDeps, token: string, input: PaymentMethodInput): Promise<Payment> {
   const { db } = deps;
@@ -140,8 +141,8 @@ export async function payWithLink(deps: PayLinkDeps, token: string, input: Payme
       plan: null,
       createdAt: now,
     });
-    // The return URL names the payment, not the link: the link's token is kept nowhere, not even in a URL at rest.
-    const returnUrl = `${deps.baseUrl}/pay/return/${created.id}`;
+    // The return URL names the payment and a key of its own, not the link: the link's token is kept nowhere, not even in a URL at rest.
+    const returnUrl = payReturnUrl(deps.baseUrl, created.id, newPayReturnKey());
     await setPaymentReturnUrl(trx, created.id, returnUrl);
     await scheduleJob(trx, { organizationId: created.organizationId, kind: PAYMENT_SETTLE_JOB, subjectId: created.id, runAt: new Date(now.getTime() + PAYMENT_SETTLE_DELAY_MS) });
     return { ...created, returnUrl };
@@ -151,15 +152,33 @@ export async function payWithLink(deps: PayLinkDeps, token: string, input: Payme
   return settleIntent({ ...deps, clock }, payment.id, outcome);
 }
 
+/** Asks the processor where a pay-link payment stands and settles it; the payment as it now is. */
+async function refreshPayLinkPayment(deps: PayLinkDeps, found: Payment): Promise<Payment> {
+  const clock = await organizationClock(deps.db, deps.clock, found.organizationId);
+  return (await refreshIntent({ ...deps, clock }, found.id, { abandonIfWaiting: false }).catch(() => undefined)) ?? found;
+}
+
+/**
+ * The link a token opens, after asking the processor about its latest try when that still waits (the sandbox sends
+ * no events; Stripe's may be late): each refresh of the waiting page moves it on.
+ */
+export async function openPayLinkRefreshed(deps: PayLinkDeps, token: string): Promise<PayLinkView> {
+  const view = await openPayLink(deps.db, deps.clock, token);
+  const last = view.lastTry;
+  if (!last || (last.status !== 'requires_action' && last.status !== 'processing' && last.status !== 'created')) return view;
+  await refreshPayLinkPayment(deps, last);
+  return openPayLink(deps.db, deps.clock, token);
+}
+
 /**
  * A pay-link payment as the customer comes back from authenticating at the processor: the processor is asked
- * where it stands (no need to wait for its event) and that is settled. Only pay-link payments; undefined otherwise.
+ * where it stands (no need to wait for its event) and that is settled. Only pay-link payments, and only with the
+ * key of the payment's return URL (what the processor brought the paying browser back with); undefined otherwise.
  */
-export async function returnToPayLink(deps: PayLinkDeps, paymentId: string): Promise<{ payment: Payment; view: PayLinkView } | undefined> {
+export async function returnToPayLink(deps: PayLinkDeps, paymentId: string, key: unknown): Promise<{ payment: Payment; view: PayLinkView } | undefined> {
   const found = await findPayment(deps.db, paymentId);
-  if (!found || found.purpose !== 'pay_link' || !found.orderId) return undefined;
-  const clock = await organizationClock(deps.db, deps.clock, found.organizationId);
-  const payment = (await refreshIntent({ ...deps, clock }, found.id, { abandonIfWaiting: false }).catch(() => undefined)) ?? found;
+  if (!found || found.purpose !== 'pay_link' || !found.orderId || !isPayReturnKey(found.returnUrl, key)) return undefined;
+  const payment = await refreshPayLinkPayment(deps, found);
   const link = (await findPayLinksOfOrder(deps.db, found.orderId)).at(-1);
   if (!link) return undefined;
   return { payment, view: await viewOf(deps.db, deps.clock, link) };

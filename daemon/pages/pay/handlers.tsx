@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../../app.js';
-import { openPayLink, payWithLink, returnToPayLink, type PayLinkDeps, type PayLinkView } from '../../../core/billing/pay-links/service.js';
+import { openPayLink, openPayLinkRefreshed, payWithLink, returnToPayLink, type PayLinkDeps, type PayLinkView } from '../../../core/billing/pay-links/service.js';
+import { payReturnPath } from '../../../core/billing/pay-links/return-url.js';
 import { systemClock } from '../../../core/clock.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
 import type { PaymentMethodInput } from '../../../core/payments/processor.js';
@@ -34,10 +35,10 @@ function owedOf(view: PayLinkView): OwedRenewal {
   };
 }
 
-/** The link a token opens; null (and the 404 page sent) for a token no link has. */
-async function load(deps: AppDeps, token: string, res: Response): Promise<PayLinkView | null> {
+/** The link a token opens (its waiting try asked about first when `refresh`); null (and the 404 page sent) for a token no link has. */
+async function load(deps: AppDeps, token: string, res: Response, options: { refresh?: boolean } = {}): Promise<PayLinkView | null> {
   try {
-    return await openPayLink(deps.db, deps.clock ?? systemClock, token);
+    return options.refresh ? await openPayLinkRefreshed(payLinkDepsOf(deps), token) : await openPayLink(deps.db, deps.clock ?? systemClock, token);
   } catch (error) {
     if (!isCoreError(error) || error.kind !== 'not_found') throw error;
     sendPage(res, 404, <PayLinkNotFoundPage />);
@@ -72,14 +73,9 @@ async function sendForm(deps: AppDeps, res: Response, status: number, view: PayL
 export function showPayLink(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const token = tokenOf(req);
-    let view = await load(deps, token, res);
+    // A payment still waiting (the sandbox sends no events; Stripe's may be late): the processor is asked on each refresh.
+    const view = await load(deps, token, res, { refresh: true });
     if (!view) return;
-    // A payment still waiting (the sandbox sends no events; Stripe's may be late): ask the processor on each refresh.
-    if (waiting(view.lastTry)) {
-      await returnToPayLink(payLinkDepsOf(deps), view.lastTry!.id);
-      view = await load(deps, token, res);
-      if (!view) return;
-    }
     const mode = await organizationPaymentMode(deps, view.link.organizationId);
     if (sendSettled(res, view, mode, token)) return;
     const failed = view.lastTry?.status === 'failed' && req.query.notice === 'payment-failed';
@@ -140,19 +136,22 @@ export function submitPayLink(deps: AppDeps): RequestHandler {
 }
 
 /**
- * GET /pay/return/:paymentId: where the bank's page (the sandbox's, Stripe's) sends the customer back. The processor
- * is asked where the payment stands; the page says paid, not completed, or waits. It names the payment, not the
- * link: the link's token is never part of a URL Till stores.
+ * GET /pay/return/:paymentId?key=…: where the bank's page (the sandbox's, Stripe's) sends the customer back. The
+ * processor is asked where the payment stands; the page says paid, not completed, or waits. It names the payment
+ * and the key made for its return (core/billing/pay-links/return-url.ts), not the link: the link's token is never
+ * part of a URL Till stores. Without that key (a payment id alone, a forged key) it is the same 404 as an unknown
+ * payment, and asks the processor nothing.
  */
 export function showPayReturn(deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const back = await returnToPayLink(payLinkDepsOf(deps), String(req.params.paymentId));
+    const key = req.query.key;
+    const back = await returnToPayLink(payLinkDepsOf(deps), String(req.params.paymentId), key);
     if (!back) return sendPage(res, 404, <PayLinkNotFoundPage />);
     const { payment, view } = back;
     const mode = await organizationPaymentMode(deps, view.link.organizationId);
     const owed = owedOf(view);
     if (payment.status === 'succeeded') return sendPage(res, 200, <PaidPage owed={owed} mode={mode} byThisPage={view.order.paymentId === payment.id} />);
     if (payment.status === 'failed') return sendPage(res, 402, <PaymentNotCompletedPage owed={owed} mode={mode} reason={`Your payment did not go through: ${payment.declineMessage ?? 'your card was declined.'}`} />);
-    sendPage(res, 200, <WaitingPage owed={owed} mode={mode} refreshUrl={`/pay/return/${encodeURIComponent(payment.id)}`} />);
+    sendPage(res, 200, <WaitingPage owed={owed} mode={mode} refreshUrl={payReturnPath(payment.id, String(key))} />);
   };
 }

@@ -35,8 +35,29 @@ export function isTimeZone(timeZone: string): boolean {
   }
 }
 
-/** How far the timezone's wall clock is ahead of UTC at this instant, in ms. */
+const SLOT_MS = 15 * 60_000;
+const MAX_CACHED_SLOTS = 100_000;
+const offsetCache = new Map<string, Map<number, number>>();
+
+/**
+ * How far the timezone's wall clock is ahead of UTC at this instant, in ms. Intl is slow (a year of days in a metrics
+ * answer asks a few thousand times), so the offset is kept per quarter hour (zones change offset on a quarter hour)
+ * when it is the same at both ends of the quarter hour; UTC needs no asking.
+ */
 function offsetAt(timeZone: string, instant: number): number {
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0;
+  const slot = Math.floor(instant / SLOT_MS);
+  let cache = offsetCache.get(timeZone);
+  const cached = cache?.get(slot);
+  if (cached !== undefined) return cached;
+  const first = askedOffsetAt(timeZone, slot * SLOT_MS);
+  if (first !== askedOffsetAt(timeZone, slot * SLOT_MS + SLOT_MS - 1)) return askedOffsetAt(timeZone, instant);
+  if (!cache || cache.size >= MAX_CACHED_SLOTS) offsetCache.set(timeZone, (cache = new Map()));
+  cache.set(slot, first);
+  return first;
+}
+
+function askedOffsetAt(timeZone: string, instant: number): number {
   const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
   const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
   return wall - Math.floor(instant / 1000) * 1000;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { fromDbInt, fromDbTimeOrNull } from '../db/columns.js';
+import { fromDbInt, fromDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import type { MetricsFilter } from './schema.js';
 
@@ -37,17 +37,16 @@ export interface CheckoutBucketRow {
   succeeded: number;
 }
 
-/** What the subscription metrics need of one subscription. */
+/** What the subscription metrics need of one subscription; instants in epoch milliseconds. */
 export interface SubscriptionMetricRow {
-  id: string;
   customerId: string;
   amount: number;
   recurringInterval: string;
   recurringIntervalCount: number;
-  startedAt: Date | null;
-  endsOrEndedAt: Date | null;
-  trialEnd: Date | null;
-  canceledAt: Date | null;
+  startedAt: number | null;
+  endsOrEndedAt: number | null;
+  trialEnd: number | null;
+  canceledAt: number | null;
   cancellationReason: string | null;
 }
 
@@ -70,9 +69,11 @@ function bucketValues(db: Executor, buckets: readonly BucketBounds[]): string {
 }
 
 /** The filter's conditions on a table aliased `alias` with a product column, customer column and currency. */
-function filterSql(filter: MetricsFilter, currency: string, alias: string, productColumn = 'product_id') {
-  const parts = [`${alias}.organization_id in (${inList(filter.organizationIds)})`, `${alias}.currency = ?`];
-  const bindings: Knex.RawBinding[] = [...filter.organizationIds, currency];
+function filterSql(filter: MetricsFilter, currency: string, alias: string, productColumn = 'product_id', byOrganization = true) {
+  const parts = byOrganization ? [`${alias}.organization_id in (${inList(filter.organizationIds)})`] : [];
+  const bindings: Knex.RawBinding[] = byOrganization ? [...filter.organizationIds] : [];
+  parts.push(`${alias}.currency = ?`);
+  bindings.push(currency);
   if (filter.productIds?.length) {
     parts.push(`${alias}.${productColumn} in (${inList(filter.productIds)})`);
     bindings.push(...filter.productIds);
@@ -92,27 +93,69 @@ function filterSql(filter: MetricsFilter, currency: string, alias: string, produ
 
 const num = (value: unknown) => (value === null || value === undefined ? 0 : fromDbInt(typeof value === 'number' ? Math.round(value) : value));
 
-/** Per bucket: paid orders, their revenue and net revenue, split by one-time, first subscription order and renewal. */
+/**
+ * Per bucket: paid orders, their revenue and net revenue, split by one-time, first subscription order and renewal.
+ * An order of a subscription is "new" when the subscription started in the order's bucket, else a renewal (Polar's
+ * definition); a subscription never started (no started_at) makes neither. Read in three passes rather than by
+ * joining every order to its subscription, which cost most of the time: the orders of each bucket alone (from the
+ * organization/date index, which carries every column read here), the orders of the subscriptions started in
+ * the bucket (few: found from subscriptions by start date), and the orders of subscriptions never started (none
+ * in practice); the renewals are what remains. A subscription's orders of one bucket are all new or all renewals,
+ * so the distinct counts subtract too.
+ */
 export async function orderBuckets(db: Executor, filter: MetricsFilter, currency: string, buckets: readonly BucketBounds[]): Promise<OrderBucketRow[]> {
   if (!buckets.length || !filter.organizationIds.length) return [];
+  const all = await ordersPerBucket(db, filter, currency, buckets);
+  const started = await subscriptionOrdersPerBucket(db, filter, currency, buckets, 'started');
+  const unstarted = await subscriptionOrdersPerBucket(db, filter, currency, buckets, 'unstarted');
+  return all.map((row) => {
+    const fresh = started.get(row.i) ?? NO_ORDERS;
+    const neither = unstarted.get(row.i) ?? NO_ORDERS;
+    return {
+      i: row.i,
+      orders: row.orders,
+      revenue: row.revenue,
+      netRevenue: row.netRevenue,
+      oneTimeProducts: row.oneTimeProducts,
+      oneTimeRevenue: row.oneTimeRevenue,
+      oneTimeNetRevenue: row.oneTimeNetRevenue,
+      newSubscriptionsRevenue: fresh.revenue,
+      newSubscriptionsNetRevenue: fresh.netRevenue,
+      renewedSubscriptions: row.subscriptions - fresh.subscriptions - neither.subscriptions,
+      renewedSubscriptionsRevenue: row.subscriptionRevenue - fresh.revenue - neither.revenue,
+      renewedSubscriptionsNetRevenue: row.subscriptionNetRevenue - fresh.netRevenue - neither.netRevenue,
+    };
+  });
+}
+
+interface SubscriptionOrders {
+  revenue: number;
+  netRevenue: number;
+  /** Distinct subscriptions with orders in the bucket. */
+  subscriptions: number;
+}
+
+const NO_ORDERS: SubscriptionOrders = { revenue: 0, netRevenue: 0, subscriptions: 0 };
+
+/** Every paid order of each bucket: counts and sums, one-time and subscription orders apart. */
+async function ordersPerBucket(db: Executor, filter: MetricsFilter, currency: string, buckets: readonly BucketBounds[]) {
   const where = filterSql(filter, currency, 'o');
-  const isNew = 's.started_at >= b.bstart and s.started_at < b.hi';
-  const isRenewal = `o.subscription_id is not null and not (${isNew})`;
-  const sql = `with b(i, bstart, lo, hi) as (values ${bucketValues(db, buckets)})
-    select b.i as i, count(o.id) as orders, sum(o.net_amount) as revenue, sum(${NET}) as net_revenue,
+  const sums = `count(*) as orders, sum(o.net_amount) as revenue, sum(${NET}) as net_revenue,
       sum(case when o.subscription_id is null then 1 else 0 end) as one_time_products,
       sum(case when o.subscription_id is null then o.net_amount else 0 end) as one_time_revenue,
       sum(case when o.subscription_id is null then ${NET} else 0 end) as one_time_net_revenue,
-      sum(case when ${isNew} then o.net_amount else 0 end) as new_revenue,
-      sum(case when ${isNew} then ${NET} else 0 end) as new_net_revenue,
-      count(distinct case when ${isRenewal} then o.subscription_id end) as renewed,
-      sum(case when ${isRenewal} then o.net_amount else 0 end) as renewed_revenue,
-      sum(case when ${isRenewal} then ${NET} else 0 end) as renewed_net_revenue
-    from b
-    join orders o on o.created_at >= b.lo and o.created_at < b.hi
-    left join subscriptions s on s.id = o.subscription_id
-    where o.status in (${inList(PAID_STATUSES)}) and ${where.sql}
-    group by b.i`;
+      sum(case when o.subscription_id is not null then o.net_amount else 0 end) as subscription_revenue,
+      sum(case when o.subscription_id is not null then ${NET} else 0 end) as subscription_net_revenue,
+      count(distinct o.subscription_id) as subscriptions`;
+  const inBucket = `o.created_at >= b.lo and o.created_at < b.hi and o.status in (${inList(PAID_STATUSES)}) and ${where.sql}`;
+  // PostgreSQL aggregates each bucket's orders as it reads them (a lateral subquery per bucket); joined and grouped,
+  // it sorted all of them first. SQLite reads the join bucket by bucket and groups cheaply.
+  const sql =
+    dialectOf(db) === 'postgres'
+      ? `with b(i, bstart, lo, hi) as (values ${bucketValues(db, buckets)})
+         select b.i as i, x.* from b cross join lateral (select ${sums} from orders o where ${inBucket}) x`
+      : `with b(i, bstart, lo, hi) as (values ${bucketValues(db, buckets)})
+         select b.i as i, ${sums} from b join orders o on ${inBucket} group by b.i`;
   const rows = await db.raw(sql, [...PAID_STATUSES, ...where.bindings]);
   return rowsOf(rows).map((row) => ({
     i: num(row.i),
@@ -122,12 +165,46 @@ export async function orderBuckets(db: Executor, filter: MetricsFilter, currency
     oneTimeProducts: num(row.one_time_products),
     oneTimeRevenue: num(row.one_time_revenue),
     oneTimeNetRevenue: num(row.one_time_net_revenue),
-    newSubscriptionsRevenue: num(row.new_revenue),
-    newSubscriptionsNetRevenue: num(row.new_net_revenue),
-    renewedSubscriptions: num(row.renewed),
-    renewedSubscriptionsRevenue: num(row.renewed_revenue),
-    renewedSubscriptionsNetRevenue: num(row.renewed_net_revenue),
+    subscriptionRevenue: num(row.subscription_revenue),
+    subscriptionNetRevenue: num(row.subscription_net_revenue),
+    subscriptions: num(row.subscriptions),
   }));
+}
+
+/**
+ * Per bucket, the paid orders of the subscriptions that started in that bucket (`started`), or of those that never
+ * started (`unstarted`). Orders and subscriptions belong to the same organization. Written as cross joins so SQLite
+ * keeps that order (buckets, then the subscriptions started in each, then their orders) without statistics.
+ */
+async function subscriptionOrdersPerBucket(
+  db: Executor,
+  filter: MetricsFilter,
+  currency: string,
+  buckets: readonly BucketBounds[],
+  which: 'started' | 'unstarted',
+): Promise<Map<number, SubscriptionOrders>> {
+  // The organization is the subscription's (an order's subscription is of the order's organization): a condition on the
+  // order's would lead SQLite, which has no statistics, to read each bucket's orders rather than the subscription's.
+  const where = filterSql(filter, currency, 'o', 'product_id', false);
+  const organizations = `s.organization_id in (${inList(filter.organizationIds)})`;
+  const startedIn = which === 'started' ? 's.started_at >= b.bstart and s.started_at < b.hi' : 's.started_at is null';
+  const ofSubscription = `o.subscription_id = s.id and o.created_at >= b.lo and o.created_at < b.hi and o.status in (${inList(PAID_STATUSES)}) and ${where.sql}`;
+  // PostgreSQL cannot see how few subscriptions start in a bucket (the bounds are in a VALUES list) and would hash all
+  // the orders: a lateral subquery (kept apart by offset 0) has it look up each subscription's orders of the bucket in the index.
+  const orders =
+    dialectOf(db) === 'postgres'
+      ? `cross join lateral (select o.net_amount, o.platform_fee_amount, o.refunded_amount from orders o where ${ofSubscription} offset 0) o where`
+      : `cross join orders o where ${ofSubscription} and`;
+  const rows = await db.raw(
+    `with b(i, bstart, lo, hi) as (values ${bucketValues(db, buckets)})
+     select b.i as i, sum(o.net_amount) as revenue, sum(${NET}) as net_revenue, count(distinct s.id) as subscriptions
+     from b cross join subscriptions s ${orders} ${organizations} and ${startedIn}
+     group by b.i`,
+    [...PAID_STATUSES, ...where.bindings, ...filter.organizationIds],
+  );
+  return new Map(
+    rowsOf(rows).map((row) => [num(row.i), { revenue: num(row.revenue), netRevenue: num(row.net_revenue), subscriptions: num(row.subscriptions) }]),
+  );
 }
 
 /** Revenue and net revenue of the paid orders made before `before`: where the cumulative figures start. */
@@ -163,28 +240,35 @@ export async function checkoutBuckets(db: Executor, filter: MetricsFilter, curre
 export async function subscriptionsBetween(db: Executor, filter: MetricsFilter, currency: string, from: number, to: number): Promise<SubscriptionMetricRow[]> {
   if (!filter.organizationIds.length) return [];
   const where = filterSql(filter, currency, 's');
+  // Instants as epoch milliseconds: node-postgres would parse each into a Date (most of this read's time on PostgreSQL).
+  const epoch = dialectOf(db) === 'postgres' ? (sql: string) => `cast(extract(epoch from ${sql}) * 1000 as double precision)` : (sql: string) => sql;
+  const ends = 'coalesce(s.ended_at, s.ends_at)';
   const rows = await db.raw(
-    `select s.id, s.customer_id, s.amount, s.recurring_interval, s.recurring_interval_count, s.started_at,
-       coalesce(s.ended_at, s.ends_at) as ends_or_ended_at, s.trial_end, s.canceled_at, s.customer_cancellation_reason
+    `select s.customer_id, s.amount, s.recurring_interval, s.recurring_interval_count, ${epoch('s.started_at')} as started_at,
+       ${epoch(ends)} as ends_or_ended_at, ${epoch('s.trial_end')} as trial_end, ${epoch('s.canceled_at')} as canceled_at,
+       s.customer_cancellation_reason
      from subscriptions s
      where s.status not in (${inList(UNSTARTED_STATUSES)}) and ${where.sql}
        and (s.started_at is null or s.started_at <= ${timeLiteral(db, to)})
-       and (coalesce(s.ended_at, s.ends_at) is null or coalesce(s.ended_at, s.ends_at) >= ${timeLiteral(db, from)})`,
+       and (${ends} is null or ${ends} >= ${timeLiteral(db, from)})`,
     [...UNSTARTED_STATUSES, ...where.bindings],
   );
   return rowsOf(rows).map((row) => ({
-    id: String(row.id),
     customerId: String(row.customer_id),
     amount: num(row.amount),
     recurringInterval: String(row.recurring_interval),
     recurringIntervalCount: num(row.recurring_interval_count),
-    startedAt: fromDbTimeOrNull(row.started_at),
-    endsOrEndedAt: fromDbTimeOrNull(row.ends_or_ended_at),
-    trialEnd: fromDbTimeOrNull(row.trial_end),
-    canceledAt: fromDbTimeOrNull(row.canceled_at),
+    startedAt: epochOrNull(row.started_at),
+    endsOrEndedAt: epochOrNull(row.ends_or_ended_at),
+    trialEnd: epochOrNull(row.trial_end),
+    canceledAt: epochOrNull(row.canceled_at),
     cancellationReason: row.customer_cancellation_reason === null ? null : String(row.customer_cancellation_reason),
   }));
 }
+
+/** An instant read as epoch milliseconds (PostgreSQL) or ISO text (SQLite). */
+const epochOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : typeof value === 'number' ? value : fromDbTime(value).getTime();
 
 /** The default presentment currency of each organization. */
 export async function defaultCurrencies(db: Executor, organizationIds: readonly string[]): Promise<string[]> {

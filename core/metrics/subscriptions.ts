@@ -91,12 +91,12 @@ export function subscriptionSeries(timeline: Timeline, rows: readonly Subscripti
   const inRange = (at: number) => at >= timeline.rangeStart && at <= timeline.rangeEnd;
 
   for (const s of rows) {
-    const started = s.startedAt?.getTime() ?? null;
-    const ended = s.endsOrEndedAt?.getTime() ?? null;
+    const started = s.startedAt;
+    const ended = s.endsOrEndedAt;
     if (started !== null && inRange(started)) counted.new_subscriptions![bucketOf(timeline, started)]! += 1;
     if (ended !== null && inRange(ended)) counted.churned_subscriptions![bucketOf(timeline, ended)]! += 1;
-    if (s.canceledAt && inRange(s.canceledAt.getTime())) {
-      const k = bucketOf(timeline, s.canceledAt.getTime());
+    if (s.canceledAt !== null && inRange(s.canceledAt)) {
+      const k = bucketOf(timeline, s.canceledAt);
       counted.canceled_subscriptions![k]! += 1;
       counted[reasonSlug.get(s.cancellationReason ?? 'other') ?? 'canceled_subscriptions_other']![k]! += 1;
     }
@@ -108,7 +108,7 @@ export function subscriptionSeries(timeline: Timeline, rows: readonly Subscripti
     if (from >= to) continue;
     const monthly = monthlyAmount(s.amount, s.recurringInterval, s.recurringIntervalCount);
     // Out of its trial from the bucket its trial ends in (the trial ends before that bucket does).
-    const paying = s.trialEnd === null ? from : Math.max(from, bucketOf(timeline, s.trialEnd.getTime()));
+    const paying = s.trialEnd === null ? from : Math.max(from, bucketOf(timeline, s.trialEnd));
     const committed = ended === null;
     addRange(diff.active, from, to, 1);
     addRange(diff.mrr, paying, to, monthly);
@@ -161,9 +161,9 @@ export function subscriptionSeries(timeline: Timeline, rows: readonly Subscripti
  * opens (started by then, not ended by then); 0 when none were active.
  */
 function churnRates(timeline: Timeline, rows: readonly SubscriptionMetricRow[]): number[] {
-  const starts = sorted(rows.map((s) => s.startedAt?.getTime() ?? -Infinity));
-  const ends = sorted(rows.flatMap((s) => (s.endsOrEndedAt ? [s.endsOrEndedAt.getTime()] : [])));
-  const cancels = sorted(rows.flatMap((s) => (s.canceledAt ? [s.canceledAt.getTime()] : [])));
+  const starts = sorted(rows.map((s) => s.startedAt ?? -Infinity));
+  const ends = sorted(rows.flatMap((s) => (s.endsOrEndedAt === null ? [] : [s.endsOrEndedAt])));
+  const cancels = sorted(rows.flatMap((s) => (s.canceledAt === null ? [] : [s.canceledAt])));
   return timeline.churnWindows.map(({ from, to }) => {
     const active = countBelow(starts, from, true) - countBelow(ends, from, true);
     const canceled = countBelow(cancels, to, false) - countBelow(cancels, from, false);

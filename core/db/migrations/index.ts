@@ -32,6 +32,7 @@ import { payLinks } from './0040_pay_links.js';
 import { meterRollups } from './0041_meter_rollups.js';
 import { customerOAuthAccounts } from './0042_customer_oauth_accounts.js';
 import { checkoutLinks } from './0043_checkout_links.js';
+import { metricsIndexes } from './0044_metrics_indexes.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -68,4 +69,5 @@ export const migrations: readonly Migration[] = [
   meterRollups,
   customerOAuthAccounts,
   checkoutLinks,
+  metricsIndexes,
 ];

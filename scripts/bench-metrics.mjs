@@ -154,7 +154,8 @@ export async function benchMetrics({ root, quick = false }) {
     await admin.destroy();
   }
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-  const rows = results.map((r) => `| ${r.label} | ${r.periods} days, ${r.orders.toLocaleString('en-US')} orders counted | ${fmt(r.till)} | ${fmt(r.paris)} | ${fmt(r.hand)} | ${(r.till / r.hand).toFixed(2)} |`).join('\n');
+  const verdict = (ms) => (ms < 100 ? 'met' : '**missed**');
+  const rows = results.map((r) => `| ${r.label} | ${r.periods} days, ${r.orders.toLocaleString('en-US')} orders counted | ${fmt(r.till)} | ${fmt(r.paris)} | ${fmt(r.hand)} | ${(r.till / r.hand).toFixed(2)} | ${verdict(Math.max(r.till, r.paris))} |`).join('\n');
   return `## Metrics (issue 20): a year by day
 
 ${sizes.orders.toLocaleString('en-US')} paid orders over 2025 and ${sizes.subscriptions.toLocaleString('en-US')} subscriptions (a fifth of them ended), one
@@ -164,8 +165,16 @@ and MRR per day from start/end counts), median of ${sizes.runs} runs each, in th
 at 100,000 orders and 10,000 subscriptions${quick ? ' (this was a --quick run, at a fifth of that size)' : ''}.
 ${cpus().length} cores, load average ${load} while measuring (the machine is shared: figures move with the load).
 
-| Database | Answer | Till, UTC | Till, Europe/Paris | Hand-written SQL | Till / SQL |
-|---|---|---|---|---|---|
+How Till reads it (core/metrics/repository.ts, migration 0044): each day's paid orders from the organization/date
+index alone (it carries the status, currency, product, subscription and amounts), the new-subscription revenue from
+the orders of the subscriptions started that day (found by start date), renewals as the rest; on PostgreSQL one
+lateral aggregate per day. Before that change (migration 0044) every order was joined to its subscription and the
+joined rows grouped: 167.9 ms on SQLite and 367.5 ms on PostgreSQL at a load average of ~2 (2026-11-25); measured
+side by side in one process at a load average of ~25, the new reading took 0.5-0.8× the old one's time on SQLite
+and 0.55-0.75× on PostgreSQL, with the same answer for every period.
+
+| Database | Answer | Till, UTC | Till, Europe/Paris | Hand-written SQL | Till / SQL | < 100 ms |
+|---|---|---|---|---|---|---|
 ${rows}
 ${pgNote}`;
 }

@@ -299,6 +299,18 @@ describe('/v1/checkouts', () => {
     expect((await anonymous.checkouts.clientGet({ clientSecret: checkout.clientSecret })).successUrl).toBe(`https://shop.example/thanks?checkout_id=${checkout.id}`);
   });
 
+  it('links the existing customer named by external_customer_id, as Polar does, so the checkout needs no email', async () => {
+    const item = await oneTime(700, 'Sticker');
+    const customer = await sdk.customers.create({ email: 'linked@example.com', name: 'Lin Ked', externalId: 'user-linked', organizationId });
+    const checkout = await sdk.checkouts.create({ products: [item.id], externalCustomerId: 'user-linked' });
+    expect(checkout).toMatchObject({ customerId: customer.id, externalCustomerId: 'user-linked', customerEmail: 'linked@example.com', customerName: 'Lin Ked' });
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'DE' } } });
+    expect(await daemon.db('orders').where({ checkout_id: checkout.id }).first()).toMatchObject({ status: 'paid', customer_id: customer.id });
+    // An external id no customer has yet is kept for the customer the confirmation makes.
+    const fresh = await sdk.checkouts.create({ products: [item.id], externalCustomerId: 'user-new' });
+    expect(fresh).toMatchObject({ customerId: null, externalCustomerId: 'user-new', customerEmail: null });
+  });
+
   it('starts a trial without charging, saving the card for the first renewal', async () => {
     const trial = await product({ name: 'Trial plan', recurringInterval: 'month', trialInterval: 'day', trialIntervalCount: 14, prices: [{ amountType: 'fixed', priceAmount: 2000 }] });
     const checkout = await sdk.checkouts.create({ products: [trial.id], customerEmail: 'trial@example.com' });

@@ -188,7 +188,13 @@ export async function createCheckout(deps: CheckoutDeps, organizationId: string,
     }
     const offered = await offeredProducts(trx, organizationId, productIds, input.products?.length ? 'products' : 'product_id');
     const organization = (await findOrganization(trx, organizationId))!;
-    const customer = input.customer_id ? await customerFor(trx, organizationId, input.customer_id) : null;
+    // As Polar: a customer named by id must exist; one named only by external id is linked when it exists (its
+    // email, name and billing details fill the checkout in), else made on confirmation with that external id.
+    const customer = input.customer_id
+      ? await customerFor(trx, organizationId, input.customer_id)
+      : input.external_customer_id
+        ? ((await findCustomers(trx, { externalId: input.external_customer_id }, [organizationId]))[0] ?? null)
+        : null;
     const first = input.product_price_id
       ? (offered.find((p) => p.prices.some((price) => price.id === input.product_price_id)) ?? offered[0])
       : (offered.find((p) => p.id === options.selectProductId) ?? offered[0]);

@@ -175,3 +175,37 @@ describe('payments through Stripe (the in-process fake, driven by the stripe pac
     expect(await daemon.db('orders').where({ checkout_id: checkout.id })).toHaveLength(1);
   });
 });
+
+describe('the customer portal’s cards through Stripe', () => {
+  it('adds a card with a SetupIntent on the customer’s Stripe customer (3-D Secure through confirm), and detaches a deleted card at Stripe', async () => {
+    const product = await sdk.products.create({ organizationId, name: 'Live Monthly', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1500 }] } as ProductCreate);
+    const checkout = await sdk.checkouts.create({ products: [product.id], customerEmail: 'cards@example.com', customerName: 'Card Holder' });
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: await token('pm_card_visa'), customerBillingAddress: { country: 'US' } } });
+    const { customerId, subscriptionId } = await sdk.checkouts.get({ id: checkout.id });
+    const first = await daemon.db('payment_methods').where({ customer_id: customerId }).first();
+    const session = { customerSession: (await sdk.customerSessions.create({ customerId: customerId! })).token };
+    const returnUrl = `${daemon.url}/portal/back`;
+
+    const added = await anonymous.customerPortal.customers.addPaymentMethod(session, { confirmationTokenId: await token('pm_card_mastercard'), setDefault: true, returnUrl });
+    expect(added).toMatchObject({ status: 'succeeded', paymentMethod: { methodMetadata: { brand: 'mastercard', last4: '4444' } } });
+    const saved = await daemon.db('payment_methods').where({ id: (added as { paymentMethod: { id: string } }).paymentMethod.id }).first();
+    expect(saved).toMatchObject({ processor: 'stripe', processor_customer_id: first.processor_customer_id });
+    const setup = [...fake.state.setupIntents.values()].find((intent) => intent.payment_method === saved.processor_method_id)!;
+    expect(setup).toMatchObject({ status: 'succeeded', usage: 'off_session', customer: first.processor_customer_id, metadata: { organization_id: organizationId, customer_id: customerId } });
+    expect(fake.state.paymentMethods.get(String(saved.processor_method_id))?.customer).toBe(first.processor_customer_id);
+    expect((await daemon.db('subscriptions').where({ id: subscriptionId }).first()).payment_method_id).toBe(saved.id);
+
+    // A card whose bank wants 3-D Secure to be saved: requires_action with the SetupIntent's client secret, then confirm.
+    const waiting = await anonymous.customerPortal.customers.addPaymentMethod(session, { confirmationTokenId: await token('pm_card_authenticationRequiredOnSetup'), setDefault: false, returnUrl });
+    expect(waiting).toMatchObject({ status: 'requires_action', clientSecret: expect.stringMatching(/^seti_/) });
+    const setupId = (waiting as { clientSecret: string }).clientSecret.split('_secret_')[0]!;
+    fake.authenticate(setupId, 'complete');
+    const confirmed = await anonymous.customerPortal.customers.confirmPaymentMethod(session, { setupIntentId: setupId, setDefault: false });
+    expect(confirmed).toMatchObject({ status: 'succeeded', paymentMethod: { methodMetadata: { last4: '3155' } } });
+
+    // Deleting a card detaches it from the customer at Stripe, not only in Till.
+    await anonymous.customerPortal.customers.deletePaymentMethod(session, { id: String(first.id) });
+    expect(fake.state.paymentMethods.get(String(first.processor_method_id))?.customer).toBeNull();
+    expect(await daemon.db('payment_methods').where({ id: first.id })).toEqual([]);
+  });
+});

@@ -134,6 +134,27 @@ export type SetupOutcome =
   | { status: 'succeeded'; method: SavedPaymentMethod }
   | { status: 'failed'; declineCode: DeclineCode; message: string };
 
+/**
+ * A card saved outside any charge (the portal's "add a card"; Stripe's SetupIntent): saved at once, waiting for the
+ * customer to authenticate (3-D Secure at `redirectUrl`, or with Stripe.js and `clientSecret`), or refused.
+ * `customerId` is Till's customer the setup was made for, as the processor keeps it (Stripe: the SetupIntent's
+ * `metadata.customer_id`), so a setup id from one customer confirms nothing for another.
+ */
+export type CardSetup =
+  | { status: 'succeeded'; setupId: string; customerId: string | null; method: SavedPaymentMethod }
+  | { status: 'requires_action'; setupId: string; customerId: string | null; clientSecret: string; redirectUrl: string | null }
+  | { status: 'failed'; setupId: string | null; customerId: string | null; declineCode: DeclineCode; message: string };
+
+export interface CardSetupRequest {
+  /** Till's key: the same request again answers the same setup. */
+  idempotencyKey: string;
+  /** Where the customer lands after authenticating (the processor adds its own query parameters). */
+  returnUrl: string;
+  /** Till's ids, echoed in the processor's records (Polar's organization_id and customer_id metadata). */
+  organizationId: string;
+  customerId: string;
+}
+
 export interface PaymentProcessor {
   /** Stored beside every payment, so a refund or a later question goes back to the processor that charged. */
   readonly name: string;
@@ -163,6 +184,16 @@ export interface PaymentProcessor {
    * `succeeded` when the customer completed it meanwhile (then nothing was canceled).
    */
   cancelIntent(ref: { processorIntentId: string }): Promise<IntentOutcome>;
+  /**
+   * Saves a card for off-session charges without charging it (Stripe: a SetupIntent with usage off_session,
+   * confirmed with the ConfirmationToken, attached to the payer's processor customer). Throws CoreError('invalid')
+   * for a token or card the customer must correct, as setupPaymentMethod.
+   */
+  setupCard(input: PaymentMethodInput, payer: PayerDetails, request: CardSetupRequest): Promise<CardSetup>;
+  /** A setup as the processor has it now (after the customer authenticated, or gave up); undefined when unknown. */
+  retrieveSetup(setupId: string): Promise<CardSetup | undefined>;
+  /** Forgets a saved method at the processor (Stripe: detaches the PaymentMethod from its customer). */
+  detachMethod(method: { processorMethodId: string }): Promise<void>;
   /** Returns part or all of a captured intent. The same idempotencyKey never refunds twice. */
   refund(request: RefundRequest): Promise<RefundOutcome>;
   /** What the processor knows of a refund (one left `pending`, or whose answer never came). */

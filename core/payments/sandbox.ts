@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
-import type { IntentLookup, IntentOutcome, IntentRequest, PaymentMethodInput, PaymentProcessor, RefundLookup, RefundOutcome, RefundRequest, SavedPaymentMethod } from './processor.js';
+import type { CardSetup, IntentLookup, IntentOutcome, IntentRequest, PaymentMethodInput, PaymentProcessor, RefundLookup, RefundOutcome, RefundRequest, SavedPaymentMethod } from './processor.js';
 import { findSandboxIntent, findSandboxRefund, recordSandboxIntent, recordSandboxRefund, refundedOfSandboxIntent, updateSandboxIntent, updateSandboxRefund, type SandboxIntent, type SandboxRefund } from './sandbox-ledger.js';
 
 /**
@@ -152,6 +152,23 @@ function parseMethodId(id: string): Behaviour | undefined {
   return BEHAVIOUR_OF[id.slice(METHOD_PREFIX.length).split('_')[0]];
 }
 
+/**
+ * A card saved by a setup keeps what the portal shows of it in its id (brand, last four, expiry), so a setup
+ * retrieved after the customer authenticated answers the card without more state: pm_sandbox_{code}_{brand}.{last4}.{mm}.{yyyy}.{random}.
+ */
+const setupMethodId = (method: SavedPaymentMethod) =>
+  `${method.processorMethodId.slice(0, method.processorMethodId.lastIndexOf('_'))}_${method.brand}.${method.last4}.${method.expMonth ?? 0}.${method.expYear ?? 0}.${randomBytes(6).toString('hex')}`;
+
+function methodOfSetup(methodId: string): SavedPaymentMethod {
+  const [brand = 'unknown', last4 = '', month = '0', year = '0'] = (methodId.slice(METHOD_PREFIX.length).split('_')[1] ?? '').split('.');
+  return { processorMethodId: methodId, processorCustomerId: null, brand, last4, expMonth: Number(month) || null, expYear: Number(year) || null };
+}
+
+/** A setup is kept in the sandbox's intent ledger (amount 0), its payment id naming the customer it is for. */
+const SETUP_PREFIX = 'seti_sandbox_';
+const SETUP_OWNER = 'setup:';
+export const isSandboxSetup = (intentId: string) => intentId.startsWith(SETUP_PREFIX);
+
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -239,6 +256,21 @@ export function createSandboxProcessor(options: SandboxOptions): SandboxProcesso
       ? { status: 'failed', processorRefundId: refund.id, message: refund.failureReason ?? 'The refund failed.' }
       : { status: refund.status, processorRefundId: refund.id };
 
+  const setupOf = (intent: SandboxIntent): CardSetup => {
+    const customerId = intent.paymentId.startsWith(SETUP_OWNER) ? intent.paymentId.slice(SETUP_OWNER.length) : null;
+    switch (intent.status) {
+      case 'succeeded':
+      case 'processing':
+        return { status: 'succeeded', setupId: intent.id, customerId, method: methodOfSetup(intent.methodId) };
+      case 'requires_action':
+        return { status: 'requires_action', setupId: intent.id, customerId, clientSecret: `${intent.id}_secret`, redirectUrl: `${baseUrl}${sandboxAuthenticatePath(intent.id)}` };
+      default: {
+        const declineCode = intent.declineCode ?? 'card_declined';
+        return { status: 'failed', setupId: intent.id, customerId, declineCode, message: DECLINE_MESSAGES[declineCode] ?? 'Your card was declined.' };
+      }
+    }
+  };
+
   /** Moves an intent from `from` to its final state; answers the intent as it now is. */
   const finish = async (intent: SandboxIntent, to: { status: SandboxIntent['status']; declineCode: string | null }) => {
     await updateSandboxIntent(db, intent.id, intent.status, to);
@@ -275,6 +307,40 @@ export function createSandboxProcessor(options: SandboxOptions): SandboxProcesso
         expMonth,
         expYear,
       };
+    },
+
+    async setupCard(input, _payer, request): Promise<CardSetup> {
+      const method = await this.setupPaymentMethod(input);
+      const methodId = setupMethodId(method);
+      const behaviour = parseMethodId(methodId) ?? 'succeeds';
+      await pause();
+      // Saved for off-session charges, as a Stripe SetupIntent: a card that declines is refused, one that wants
+      // 3-D Secure asks for it once (on the sandbox's authenticate page); after that it charges like any card.
+      const first = firstState(behaviour, false);
+      const intent = await recordSandboxIntent(db, {
+        id: `${SETUP_PREFIX}${digest(`setup:${request.idempotencyKey}`)}`,
+        idempotencyKey: `setup:${request.idempotencyKey}`,
+        paymentId: `${SETUP_OWNER}${request.customerId}`,
+        methodId,
+        amount: 0,
+        currency: 'usd',
+        offSession: false,
+        status: first.status === 'processing' ? 'succeeded' : first.status,
+        declineCode: first.declineCode,
+        returnUrl: request.returnUrl,
+        createdAt: now(),
+      });
+      return setupOf(intent);
+    },
+
+    async retrieveSetup(setupId): Promise<CardSetup | undefined> {
+      if (!isSandboxSetup(setupId)) return undefined;
+      const intent = await findSandboxIntent(db, { id: setupId });
+      return intent ? setupOf(intent) : undefined;
+    },
+
+    async detachMethod() {
+      // The sandbox keeps no methods: nothing to forget.
     },
 
     async createIntent(request: IntentRequest): Promise<IntentOutcome> {

@@ -270,6 +270,43 @@ describe('the customer portal pages over HTTP', () => {
     }
   });
 
+  it('updates the card: a declined one is refused, a new one becomes the subscription’s, 3-D Secure comes back to confirm, and a card is removed', async () => {
+    const { customerId, subscriptionId } = await buy(unique('card'));
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    const cards = `${base()}/payment-methods`;
+    expect(await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text()).toContain(`href="${cards}"`);
+    const page = await (await fetch(`${daemon.url}${cards}`, { headers: { cookie } })).text();
+    expect(page).toContain('Visa ending in 4242');
+    const card = (number: string) => ({ card_number: number, card_expiry: '12 / 34', card_cvc: '123', intent: 'pay' });
+
+    const declined = await postForm(daemon.url, cards, card('4000000000000002'), { cookie });
+    expect(declined.status).toBe(402);
+    expect(await declined.text()).toContain('Could not add this payment method: Your card was declined.');
+
+    const saved = await postForm(daemon.url, cards, card('5555555555554444'), { cookie });
+    expect(saved.headers.get('location')).toBe(`${cards}?notice=card-added`);
+    const [newest] = await daemon.db('payment_methods').where({ customer_id: customerId }).orderBy('created_at', 'desc');
+    expect(newest).toMatchObject({ brand: 'mastercard', last4: '4444' });
+    expect((await daemon.db('subscriptions').where({ id: subscriptionId }).first()).payment_method_id).toBe(newest.id);
+
+    // 3-D Secure: the sandbox bank's page, then back to the portal, which saves the card.
+    const asked = await postForm(daemon.url, cards, card('4000002760003184'), { cookie });
+    const bank = asked.headers.get('location')!;
+    expect(bank).toMatch(/^\/sandbox\/authenticate\/seti_sandbox_/);
+    expect(await (await fetch(`${daemon.url}${bank}`)).text()).toContain('confirm saving this card');
+    const back = await postForm(daemon.url, bank, { outcome: 'complete' });
+    expect(back.headers.get('location')).toMatch(new RegExp(`^${cards}/return\\?setup_intent=seti_sandbox_\\w+&redirect_status=succeeded$`));
+    const confirmed = await fetch(`${daemon.url}${back.headers.get('location')}`, { headers: { cookie }, redirect: 'manual' });
+    expect(confirmed.headers.get('location')).toBe(`${cards}?notice=card-added`);
+    const listed = await (await fetch(`${daemon.url}${cards}`, { headers: { cookie } })).text();
+    expect(listed).toContain('Visa ending in 3184');
+    expect(await daemon.db('payment_methods').where({ customer_id: customerId })).toHaveLength(3);
+
+    const removed = await postForm(daemon.url, `${cards}/${newest.id}/delete`, {}, { cookie });
+    expect(removed.headers.get('location')).toBe(`${cards}?notice=card-removed`);
+    expect(await daemon.db('payment_methods').where({ customer_id: customerId })).toHaveLength(2);
+  });
+
   it('refuses a cancellation posted from another site', async () => {
     const { customerId, subscriptionId } = await buy(unique('csrf'));
     const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));

@@ -3,7 +3,7 @@ import type { AppDeps } from '../app.js';
 import { settleIntentFromProcessor } from '../../core/billing/payments/settle.js';
 import { systemClock } from '../../core/clock.js';
 import type { PaymentProcessor } from '../../core/payments/processor.js';
-import type { SandboxProcessor } from '../../core/payments/sandbox.js';
+import { isSandboxSetup, type SandboxProcessor } from '../../core/payments/sandbox.js';
 import { sendPage } from './render.js';
 import { CheckoutLayout } from './checkout/components/CheckoutLayout.js';
 import { formatMoney } from './checkout/money.js';
@@ -24,7 +24,8 @@ function returnTo(deps: AppDeps, returnUrl: string | null, intentId: string, sta
     target = new URL('/', deps.baseUrl);
   }
   if (target.origin !== own) target = new URL('/', deps.baseUrl);
-  target.searchParams.set('payment_intent', intentId);
+  // A card being saved (the portal's add-a-card) comes back as Stripe's SetupIntent return does.
+  target.searchParams.set(isSandboxSetup(intentId) ? 'setup_intent' : 'payment_intent', intentId);
   target.searchParams.set('redirect_status', status === 'succeeded' ? 'succeeded' : status === 'failed' ? 'failed' : 'pending');
   return `${target.pathname}${target.search}`;
 }
@@ -56,9 +57,13 @@ export function showSandboxAuthenticate(deps: AppDeps): RequestHandler {
       res,
       200,
       <CheckoutLayout title="Authenticate this payment" seller="Sandbox bank" mode="sandbox">
-        <p data-testid="authenticate-amount">
-          Your bank asks you to confirm a payment of <strong>{formatMoney(intent.amount, intent.currency)}</strong>.
-        </p>
+        {isSandboxSetup(intent.id) ? (
+          <p data-testid="authenticate-amount">Your bank asks you to confirm saving this card for later payments.</p>
+        ) : (
+          <p data-testid="authenticate-amount">
+            Your bank asks you to confirm a payment of <strong>{formatMoney(intent.amount, intent.currency)}</strong>.
+          </p>
+        )}
         <p className="muted small">This is the sandbox’s 3-D Secure test page: no bank is involved and no real money moves.</p>
         <form method="post" action={action} className="row">
           <button type="submit" name="outcome" value="complete" className="button">
@@ -82,6 +87,8 @@ export function submitSandboxAuthenticate(deps: AppDeps): RequestHandler {
     const answered = await deps.payments.authenticate(intentIdOf(req), outcome === 'complete');
     if (!answered) return notFound(res);
     const intent = (await deps.payments.findIntent(intentIdOf(req)))!;
+    // A setup pays nothing: the customer's page asks the processor about it when they come back.
+    if (isSandboxSetup(intent.id)) return res.redirect(303, returnTo(deps, intent.returnUrl, intent.id, answered.outcome.status));
     await settleIntentFromProcessor(
       { db: deps.db, clock: deps.clock ?? systemClock, payments: deps.payments, livePayments: deps.stripe?.processor ?? null, baseUrl: deps.baseUrl },
       { processor: 'sandbox', processorIntentId: intent.id, paymentId: answered.paymentId, outcome: answered.outcome },

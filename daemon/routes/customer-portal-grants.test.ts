@@ -197,6 +197,13 @@ describe('Discord benefits', () => {
     const customerToken = (join.body as { access_token: string }).access_token;
     expect(String(account.access_token)).not.toContain(customerToken);
     for (const secret of [customerToken, eve.token, discord.botToken, discord.clientSecret]) expect(JSON.stringify(daemon.logs)).not.toContain(secret);
+    // The portal's customer (and the one a grant embeds) names the account as Polar keys it, without its tokens.
+    const security = { customerSession: eve.token };
+    const me = await portal().customerPortal.customers.get(security);
+    expect(me.oauthAccounts).toEqual({ 'discord:700000000000000001': { accountId: '700000000000000001', accountUsername: 'eve' } });
+    const raw = await (await fetch(`${daemon.url}/v1/customer-portal/benefit-grants/${grantId}`, { headers: { authorization: `Bearer ${eve.token}` } })).text();
+    expect(JSON.parse(raw).customer.oauth_accounts).toEqual({ 'discord:700000000000000001': { account_id: '700000000000000001', account_username: 'eve' } });
+    expect(raw).not.toContain(customerToken);
 
     await revokeForOrder(daemon, { organizationId, customerId: eve.customerId, orderId: eve.orderId });
     await until(async () => discord.members(GUILD).get('700000000000000001'), (roles) => roles !== undefined && roles.length === 0, 'the role to be taken back');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { connectGrantAccount } from '../../core/billing/benefit-grants/connect-account.js';
 import { SDK_BENEFIT_TYPES } from '../../core/billing/benefits/schema.js';
 import { serializeCustomerGrant } from '../../core/billing/customer-sessions/serialize.js';
+import { listOAuthAccountNames } from '../../core/billing/oauth-accounts/repository.js';
 import { Text } from '../../core/billing/customers/address.js';
 import { findOrganization } from '../../core/billing/organizations/repository.js';
 import { CoreError } from '../../core/errors.js';
@@ -43,7 +44,7 @@ export const customerPortalGrantRoutes = [
       });
       const organization = await findOrganization(deps.db, customer.organizationId);
       if (!organization) throw new CoreError('not_found', 'BENEFIT_GRANT_NOT_FOUND', 'Benefit grant not found');
-      return serializeCustomerGrant(grant, me, benefit, organization);
+      return serializeCustomerGrant(grant, me, await listOAuthAccountNames(deps.db, me.id), benefit, organization);
     },
   }),
 ];

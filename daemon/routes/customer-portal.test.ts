@@ -4,6 +4,7 @@ import { AlreadyCanceledSubscription } from '@polar-sh/sdk/models/errors/already
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { PaymentMethodInUseByActiveSubscription } from '@polar-sh/sdk/models/errors/paymentmethodinusebyactivesubscription.js';
+import { PaymentMethodSetupFailed } from '@polar-sh/sdk/models/errors/paymentmethodsetupfailed.js';
 import { ResponseValidationError } from '@polar-sh/sdk/models/errors/responsevalidationerror.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/clock.js';
@@ -502,6 +503,49 @@ describe('/v1/customer-portal payment methods, through the SDK', () => {
     await sellerX.subscriptions.revoke({ id: gus.subscriptionId });
     await portal.customerPortal.customers.deletePaymentMethod(security, { id: second.id });
     expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items).toEqual([]);
+  });
+
+  it('adds a card through the sandbox’s setup flow: saved and made the subscriptions’ default, declined with 400, or after 3-D Secure through confirm', async () => {
+    const hal = await buy(sellerX, orgX, productX, 'hal@example.test', 'user-hal');
+    const security = { customerSession: await sessionFor(sellerX, hal.customerId) };
+    const events = async () => (await listEvents(daemon.db, orgX)).filter((e) => (e.payload.data as { id?: string }).id === hal.customerId).map((e) => e.payload.type);
+    const before = (await events()).length;
+    const returnUrl = `${daemon.url}/portal/back`;
+
+    const added = await portal.customerPortal.customers.addPaymentMethod(security, { confirmationTokenId: 'tok_mastercard', setDefault: true, returnUrl });
+    expect(added).toMatchObject({ status: 'succeeded', paymentMethod: { customerId: hal.customerId, type: 'card', methodMetadata: { brand: 'mastercard', last4: '4444' } } });
+    const newId = (added as { paymentMethod: { id: string } }).paymentMethod.id;
+    expect((await daemon.db('subscriptions').where({ id: hal.subscriptionId }).first()).payment_method_id).toBe(newId);
+    expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items.map((m) => m.id)).toEqual([newId, hal.paymentMethodId]);
+    // As Polar on a new default: customer.updated and customer.state_changed (grant jobs may add state changes of their own).
+    const emitted = (await events()).slice(before);
+    expect(emitted.filter((type) => type === 'customer.updated')).toHaveLength(1);
+    expect(emitted).toContain('customer.state_changed');
+
+    // A card that declines is Polar's 400 PaymentMethodSetupFailed, and nothing is saved.
+    const declined = portal.customerPortal.customers.addPaymentMethod(security, { confirmationTokenId: 'tok_chargeDeclined', setDefault: true, returnUrl });
+    await expect(declined).rejects.toBeInstanceOf(PaymentMethodSetupFailed);
+    await expect(declined).rejects.toMatchObject({ detail: 'Could not add this payment method: Your card was declined. Please try again with a different card.' });
+    // An unknown token is the customer's to correct: 422 on the field.
+    expect((await v1(security.customerSession, 'POST', '/customer-portal/customers/me/payment-methods', { confirmation_token_id: 'tok_nothing', set_default: false, return_url: returnUrl })).status).toBe(422);
+
+    // A card that wants 3-D Secure: requires_action with a client secret, confirmed once the customer authenticated.
+    const waiting = await portal.customerPortal.customers.addPaymentMethod(security, { confirmationTokenId: 'tok_threeDSecure2Required', setDefault: false, returnUrl });
+    expect(waiting).toMatchObject({ status: 'requires_action', clientSecret: expect.stringMatching(/^seti_sandbox_\w+_secret$/) });
+    const setupId = (waiting as { clientSecret: string }).clientSecret.replace(/_secret$/, '');
+    expect(await portal.customerPortal.customers.confirmPaymentMethod(security, { setupIntentId: setupId, setDefault: false })).toMatchObject({ status: 'requires_action' });
+    // Another customer cannot confirm Hal's setup (Polar's 422 on setup_intent_id).
+    const other = await v1(adaToken, 'POST', '/customer-portal/customers/me/payment-methods/confirm', { setup_intent_id: setupId, set_default: true });
+    expect(other.status).toBe(422);
+    expect((await other.json()).detail[0]).toMatchObject({ loc: ['body', 'setup_intent_id'], msg: 'Invalid setup_intent_id.' });
+    const authenticated = await fetch(`${daemon.url}/sandbox/authenticate/${setupId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url }, body: 'outcome=complete', redirect: 'manual' });
+    expect(authenticated.headers.get('location')).toBe(`/portal/back?setup_intent=${setupId}&redirect_status=succeeded`);
+    const confirmed = await portal.customerPortal.customers.confirmPaymentMethod(security, { setupIntentId: setupId, setDefault: false });
+    expect(confirmed).toMatchObject({ status: 'succeeded', paymentMethod: { methodMetadata: { last4: '3220' } } });
+    // Confirming again saves nothing more; the subscription keeps the card it was given as default.
+    await portal.customerPortal.customers.confirmPaymentMethod(security, { setupIntentId: setupId, setDefault: false });
+    expect((await portal.customerPortal.customers.listPaymentMethods(security, {})).result.items).toHaveLength(3);
+    expect((await daemon.db('subscriptions').where({ id: hal.subscriptionId }).first()).payment_method_id).toBe(newId);
   });
 });
 

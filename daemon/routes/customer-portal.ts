@@ -1,9 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { grantDownloads } from '../../core/billing/benefit-grants/downloads.js';
 import { findGrant, listGrants } from '../../core/billing/benefit-grants/repository.js';
 import { findBenefit } from '../../core/billing/benefits/repository.js';
 import type { Benefit } from '../../core/billing/benefits/schema.js';
 import { deleteOwnPaymentMethod, listOwnPaymentMethods } from '../../core/billing/customer-sessions/payment-methods.js';
+import {
+  addOwnPaymentMethod,
+  confirmOwnPaymentMethod,
+  CustomerPaymentMethodConfirm,
+  CustomerPaymentMethodCreate,
+  type AddPaymentMethodResult,
+} from '../../core/billing/customer-sessions/add-payment-method.js';
+import { serializePaymentMethod } from '../../core/billing/payments/serialize.js';
 import type { CustomerPrincipal } from '../../core/billing/customer-sessions/service.js';
 import { CustomerSubscriptionUpdate, updateCustomerSubscription } from '../../core/billing/customer-sessions/subscription-update.js';
 import {
@@ -39,6 +48,8 @@ import type { SubscriptionView } from '../../core/billing/subscriptions/relation
 import { CoreError } from '../../core/errors.js';
 import type { Database } from '../../core/db/database.js';
 import type { V1Deps } from '../http/v1/deps.js';
+import { listOAuthAccountNames } from '../../core/billing/oauth-accounts/repository.js';
+import type { OAuthAccountName } from '../../core/billing/oauth-accounts/schema.js';
 import { defineRoute } from '../http/v1/route.js';
 import { downloadKeyOf, serializeDownloadable } from './benefit-grants.js';
 import { listMethods } from './payments.js';
@@ -53,11 +64,11 @@ const IdParams = z.object({ id: Text.min(1) });
 const Ids = oneOrMany(Text.min(1)).optional();
 
 /** The session's customer and organization (the session was checked live a moment ago, so both exist). */
-async function whoAmI(db: Database, customer: CustomerPrincipal): Promise<{ customer: Customer; organization: Organization }> {
-  const [found, organization] = await Promise.all([customersByIds(db, [customer.customerId]), findOrganization(db, customer.organizationId)]);
+async function whoAmI(db: Database, customer: CustomerPrincipal): Promise<{ customer: Customer; organization: Organization; accounts: OAuthAccountName[] }> {
+  const [found, organization, accounts] = await Promise.all([customersByIds(db, [customer.customerId]), findOrganization(db, customer.organizationId), listOAuthAccountNames(db, customer.customerId)]);
   const me = found.get(customer.customerId);
   if (!me || !organization) throw new CoreError('unauthorized', 'INVALID_CUSTOMER_SESSION', 'The customer session token is invalid or expired');
-  return { customer: me, organization };
+  return { customer: me, organization, accounts };
 }
 
 /** A product as the portal shows it, read once per request. */
@@ -124,6 +135,15 @@ async function ownOrder(deps: V1Deps, customer: CustomerPrincipal): Promise<(id:
 
 /** The session customer's organization, as order services take it: readable and writable, nothing else. */
 const orderAccess = (customer: CustomerPrincipal) => ({ read: new Set([customer.organizationId]), write: new Set([customer.organizationId]) });
+/** What saving or deleting a card needs: the processors (the organization's decides). */
+const addDeps = (deps: V1Deps) => ({ db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments ?? null, liveRequired: deps.liveRequired ?? false });
+
+/** Polar's CustomerPaymentMethodCreateResponse. */
+function paymentMethodAnswer(result: AddPaymentMethodResult) {
+  if (result.status === 'requires_action') return { status: 'requires_action', client_secret: result.clientSecret };
+  return { status: 'succeeded', payment_method: serializePaymentMethod(result.method, result.isDefault) };
+}
+
 const secretOf = async (deps: V1Deps) => (await deps.auth.$context).secret;
 
 /** A filter of Polar's portal list that Till does not apply: refused with a 422 saying so, never silently ignored. */
@@ -192,7 +212,10 @@ export const customerPortalRoutes = [
     tag: TAG,
     scopes: SCOPES,
     portal: true,
-    handler: async ({ customer, deps }) => serializePortalCustomer((await whoAmI(deps.db, customer)).customer),
+    handler: async ({ customer, deps }) => {
+      const { customer: me, accounts } = await whoAmI(deps.db, customer);
+      return serializePortalCustomer(me, accounts);
+    },
   }),
   defineRoute({
     method: 'patch',
@@ -207,7 +230,7 @@ export const customerPortalRoutes = [
       // The seller's own update, reaching this one customer only: the same checks (tax ID against the country) and events.
       const organizations = new Set([customer.organizationId]);
       const me = await updateCustomer(deps.db, deps.clock, { readable: organizations, writable: organizations }, { id: customer.customerId }, body);
-      return serializePortalCustomer(me);
+      return serializePortalCustomer(me, await listOAuthAccountNames(deps.db, customer.customerId));
     },
   }),
   defineRoute({
@@ -222,6 +245,39 @@ export const customerPortalRoutes = [
     handler: async ({ customer, query, deps }) => listMethods(await listOwnPaymentMethods(deps.db, customer, query), query),
   }),
   defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    operationId: 'customer_portal:customers:add_payment_method',
+    summary: 'Save a card through the processor’s setup flow (Stripe SetupIntent): succeeded with the method, or requires_action (3-D Secure) with its client_secret',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    status: 201,
+    body: CustomerPaymentMethodCreate,
+    handler: async ({ customer, body, deps }) =>
+      paymentMethodAnswer(
+        await addOwnPaymentMethod(addDeps(deps), customer, {
+          method: { kind: 'token', token: body.confirmation_token_id },
+          setDefault: body.set_default,
+          returnUrl: body.return_url,
+          // A new setup per request: Stripe spends a ConfirmationToken once, and the sandbox's test tokens are reusable names.
+          idempotencyKey: randomUUID(),
+        }),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/customers/me/payment-methods/confirm',
+    operationId: 'customer_portal:customers:confirm_payment_method',
+    summary: 'Save the card of a setup the customer authenticated (3-D Secure)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    status: 201,
+    body: CustomerPaymentMethodConfirm,
+    handler: async ({ customer, body, deps }) => paymentMethodAnswer(await confirmOwnPaymentMethod(addDeps(deps), customer, { setupId: body.setup_intent_id, setDefault: body.set_default })),
+  }),
+  defineRoute({
     method: 'delete',
     path: '/v1/customer-portal/customers/me/payment-methods/:id',
     operationId: 'customer_portal:customers:delete_payment_method',
@@ -233,7 +289,7 @@ export const customerPortalRoutes = [
     response: null,
     params: IdParams,
     handler: async ({ customer, params, deps }) => {
-      await deleteOwnPaymentMethod(deps.db, customer, params.id);
+      await deleteOwnPaymentMethod(addDeps(deps), customer, params.id);
       return null;
     },
   }),
@@ -442,7 +498,7 @@ export const customerPortalRoutes = [
       sorting: sortingQuery(['granted_at', 'type', 'organization'] as const).default(['-granted_at']),
     }),
     handler: async ({ customer, query, deps }) => {
-      const { customer: me, organization } = await whoAmI(deps.db, customer);
+      const { customer: me, organization, accounts } = await whoAmI(deps.db, customer);
       const filter = {
         organizationIds: [customer.organizationId],
         customerIds: [customer.customerId],
@@ -457,7 +513,7 @@ export const customerPortalRoutes = [
       for (const grant of page.items) {
         if (!benefits.has(grant.benefitId)) benefits.set(grant.benefitId, await findBenefit(deps.db, grant.benefitId, [customer.organizationId]));
         const benefit = benefits.get(grant.benefitId);
-        if (benefit) items.push(serializeCustomerGrant(grant, me, benefit, organization));
+        if (benefit) items.push(serializeCustomerGrant(grant, me, accounts, benefit, organization));
       }
       return listResource({ items, totalCount: page.totalCount }, query, (item) => item);
     },
@@ -472,11 +528,11 @@ export const customerPortalRoutes = [
     portal: true,
     params: IdParams,
     handler: async ({ customer, params, deps }) => {
-      const { customer: me, organization } = await whoAmI(deps.db, customer);
+      const { customer: me, organization, accounts } = await whoAmI(deps.db, customer);
       const grant = await findGrant(deps.db, params.id, [customer.organizationId]);
       const benefit = grant && grant.customerId === customer.customerId ? await findBenefit(deps.db, grant.benefitId, [customer.organizationId]) : undefined;
       if (!grant || !benefit) throw notFound('benefit grant');
-      return serializeCustomerGrant(grant, me, benefit, organization);
+      return serializeCustomerGrant(grant, me, accounts, benefit, organization);
     },
   }),
   defineRoute({

@@ -3,6 +3,7 @@ import { serializeBenefit } from '../benefits/serialize.js';
 import type { BenefitGrant } from '../benefit-grants/schema.js';
 import type { Customer } from '../customers/schema.js';
 import { serializeCustomer } from '../customers/serialize.js';
+import type { OAuthAccountName } from '../oauth-accounts/schema.js';
 import type { Organization } from '../organizations/schema.js';
 import { serializeOrganization } from '../organizations/serialize.js';
 import type { Product } from '../products/schema.js';
@@ -19,12 +20,15 @@ function pick<T extends Record<string, unknown>, K extends keyof T>(source: T, k
   return out;
 }
 
-/** Polar's CustomerPortalCustomer: the signed-in customer. Till has no customer OAuth accounts yet. */
-export function serializePortalCustomer(customer: Customer) {
+/**
+ * Polar's CustomerPortalCustomer: the signed-in customer, with its connected GitHub and Discord accounts keyed as
+ * Polar keys them (`{platform}:{account_id}`), their id and username only.
+ */
+export function serializePortalCustomer(customer: Customer, accounts: readonly OAuthAccountName[]) {
   const wire = serializeCustomer(customer);
   return {
     ...pick(wire, ['created_at', 'modified_at', 'id', 'email', 'email_verified', 'name', 'billing_name', 'billing_address', 'tax_id', 'default_payment_method_id', 'type', 'locale']),
-    oauth_accounts: {},
+    oauth_accounts: Object.fromEntries(accounts.map((a) => [`${a.platform}:${a.accountId}`, { account_id: a.accountId, account_username: a.accountUsername }])),
   };
 }
 
@@ -58,7 +62,7 @@ export function serializeCustomerProduct(product: Product, organization: Organiz
 }
 
 /** The customer a grant embeds in the portal is the portal's own customer shape. */
-export function serializeCustomerGrant(grant: BenefitGrant, customer: Customer, benefit: Benefit, organization: Organization) {
+export function serializeCustomerGrant(grant: BenefitGrant, customer: Customer, accounts: readonly OAuthAccountName[], benefit: Benefit, organization: Organization) {
   return {
     id: grant.id,
     created_at: grant.createdAt.toISOString(),
@@ -73,7 +77,7 @@ export function serializeCustomerGrant(grant: BenefitGrant, customer: Customer, 
     is_granted: grant.grantedAt !== null,
     is_revoked: grant.revokedAt !== null,
     error: grant.error,
-    customer: serializePortalCustomer(customer),
+    customer: serializePortalCustomer(customer, accounts),
     benefit: serializeBenefitSubscriber(benefit, organization),
     properties: grant.properties,
   };

@@ -68,6 +68,9 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
+/** customer.updated and customer.state_changed for a change made elsewhere (a card added or removed in the portal). */
+export const announceCustomerUpdated = (trx: Knex.Transaction, clock: Clock, customer: Customer) => announce(trx, clock, 'customer.updated', customer);
+
 /** Polar announces a customer's state along with every change to the customer: two events, one transaction. */
 async function announce(trx: Knex.Transaction, clock: Clock, type: 'customer.created' | 'customer.updated' | 'customer.deleted', customer: Customer) {
   await recordEvent(trx, clock, { organizationId: customer.organizationId, type, data: serializeCustomer(customer) });
@@ -125,7 +128,7 @@ export async function createCustomer(db: Database, clock: Clock, organizationId:
  * Applies an update (emits customer.updated and customer.state_changed). `null` clears name, billing name (the
  * portal's), locale and tax_id and leaves email and metadata as they are; the external id may be set once; a billing address may change, not go.
  */
-export async function updateCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, input: CustomerUpdate & { billing_name?: string | null }): Promise<Customer> {
+export async function updateCustomer(db: Database, clock: Clock, reach: CustomerReach, key: CustomerKey, input: CustomerUpdate & { billing_name?: string | null; email_verified?: boolean }): Promise<Customer> {
   return db.transaction(async (trx) => {
     const current = await findWritable(trx, reach, key);
     const issues: CustomerIssue[] = [];
@@ -145,7 +148,8 @@ export async function updateCustomer(db: Database, clock: Clock, reach: Customer
     const next: Customer = {
       ...current,
       email,
-      emailVerified: emailChanged ? false : current.emailVerified,
+      // An address proven by a link mailed to it (the portal's email update) is verified; any other change is not.
+      emailVerified: input.email_verified ?? (emailChanged ? false : current.emailVerified),
       externalId,
       name: input.name === undefined ? current.name : input.name,
       billingName: input.billing_name === undefined ? current.billingName : input.billing_name,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { fromDbTime, fromDbTimeOrNull, newId, toDbTime, toDbTimeOrNull } from '../../db/columns.js';
 import { seal, unseal } from './seal.js';
-import type { OAuthAccount, OAuthPlatform, OAuthTokens } from './schema.js';
+import type { OAuthAccount, OAuthAccountName, OAuthPlatform, OAuthTokens } from './schema.js';
 
 type Executor = Knex | Knex.Transaction;
 const ACCOUNTS = 'customer_oauth_accounts';
@@ -61,6 +61,12 @@ export async function findOAuthAccount(db: Executor, key: Buffer, customerId: st
 export async function listOAuthAccounts(db: Executor, key: Buffer, customerId: string): Promise<OAuthAccount[]> {
   const rows = await db(ACCOUNTS).where({ customer_id: customerId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((row) => toAccount(row, key));
+}
+
+/** A customer's connected accounts without their tokens (what the customer is shown), oldest first. */
+export async function listOAuthAccountNames(db: Executor, customerId: string): Promise<OAuthAccountName[]> {
+  const rows = await db(ACCOUNTS).where({ customer_id: customerId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('platform', 'account_id', 'account_username');
+  return rows.map((row) => ({ platform: row.platform as OAuthPlatform, accountId: String(row.account_id), accountUsername: (row.account_username as string | null) ?? null }));
 }
 
 /** Replaces an account's tokens after a refresh (or drops them, null, when the platform refused the refresh). */

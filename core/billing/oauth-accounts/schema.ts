@@ -15,6 +15,9 @@ export interface OAuthTokens {
 }
 
 /** A customer's account on a platform; tokens only when later calls need them (Discord), never serialized. */
+/** What a customer (and Polar's CustomerPortalCustomer) sees of a connected account: never its tokens. */
+export type OAuthAccountName = Pick<OAuthAccount, 'platform' | 'accountId' | 'accountUsername'>;
+
 export interface OAuthAccount {
   id: string;
   organizationId: string;

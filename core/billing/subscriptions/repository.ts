@@ -152,6 +152,11 @@ export async function subscriptionsOfCustomer(db: Executor, customerId: string, 
   return rows.map((row) => toSubscription(row, prices.get(row.id) ?? []));
 }
 
+/** The customer's subscriptions in `statuses` are charged with this saved method from now on (the portal's new default card). */
+export async function chargeSubscriptionsWith(trx: Executor, customerId: string, statuses: readonly SubscriptionStatus[], paymentMethodId: string): Promise<void> {
+  await trx(TABLE).where({ customer_id: customerId }).whereIn('status', [...statuses]).update({ payment_method_id: paymentMethodId });
+}
+
 export interface SubscriptionFilter {
   organizationIds: readonly string[];
   productIds?: readonly string[];

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { CoreError } from '../../errors.js';
 import type {
+  CardSetup,
   IntentLookup,
   IntentOutcome,
   IntentRequest,
@@ -107,6 +108,41 @@ export function createStripeProcessor(settings: StripeSettings): PaymentProcesso
     throw error;
   }
 
+  /** A SetupIntent in Till's terms; a saved card's brand, last four and expiry are read from its PaymentMethod. */
+  async function cardSetupOf(setup: Stripe.SetupIntent): Promise<CardSetup> {
+    const processorCustomerId = typeof setup.customer === 'string' ? setup.customer : (setup.customer?.id ?? null);
+    const customerId = setup.metadata?.customer_id ?? null;
+    if (setup.status === 'succeeded' && setup.payment_method) {
+      const method = typeof setup.payment_method === 'string' ? await stripe.paymentMethods.retrieve(setup.payment_method) : setup.payment_method;
+      return {
+        status: 'succeeded',
+        setupId: setup.id,
+        customerId,
+        method: {
+          processorMethodId: method.id,
+          processorCustomerId,
+          brand: method.card?.brand ?? method.type,
+          last4: method.card?.last4 ?? method.sepa_debit?.last4 ?? '',
+          expMonth: method.card?.exp_month ?? null,
+          expYear: method.card?.exp_year ?? null,
+        },
+      };
+    }
+    if (setup.status === 'requires_action') {
+      const next = setup.next_action;
+      const redirectUrl = next?.redirect_to_url?.url ?? (next?.use_stripe_sdk as { stripe_js?: string } | undefined)?.stripe_js ?? null;
+      return { status: 'requires_action', setupId: setup.id, customerId, clientSecret: setup.client_secret ?? '', redirectUrl };
+    }
+    const error = setup.last_setup_error;
+    return {
+      status: 'failed',
+      setupId: setup.id,
+      customerId,
+      declineCode: error?.decline_code ?? error?.code ?? (setup.status === 'canceled' ? 'canceled' : 'setup_incomplete'),
+      message: error?.message ?? 'The card was not saved.',
+    };
+  }
+
   return {
     name: 'stripe',
 
@@ -184,6 +220,57 @@ export function createStripeProcessor(settings: StripeSettings): PaymentProcesso
       }
       const error = setup.last_setup_error;
       return { status: 'failed', declineCode: error?.decline_code ?? error?.code ?? 'setup_failed', message: error?.message ?? 'The card could not be saved.' };
+    },
+
+    async setupCard(input: PaymentMethodInput, payer: PayerDetails, request): Promise<CardSetup> {
+      // Checks the token (Stripe.js's ConfirmationToken, or a PaymentMethod) as a checkout does, and finds or makes
+      // the payer's Stripe customer, which the SetupIntent attaches the card to.
+      const method = await this.setupPaymentMethod(input, payer);
+      const customer = method.processorCustomerId;
+      const byToken = method.processorMethodId.startsWith('ctoken_');
+      let setup: Stripe.SetupIntent;
+      try {
+        setup = await stripe.setupIntents.create(
+          {
+            confirm: true,
+            usage: 'off_session',
+            return_url: request.returnUrl,
+            metadata: { organization_id: request.organizationId, customer_id: request.customerId },
+            ...(byToken ? { confirmation_token: method.processorMethodId } : { payment_method: method.processorMethodId }),
+            ...(customer ? { customer } : {}),
+          },
+          { idempotencyKey: `till_setup_${request.idempotencyKey}` },
+        );
+      } catch (error) {
+        if (!isStripeError(error)) throw error;
+        if (error.type === 'StripeCardError' || (error.type === 'StripeInvalidRequestError' && error.statusCode !== undefined && error.statusCode < 500 && error.statusCode !== 404)) {
+          const failed = (error.raw as { setup_intent?: Stripe.SetupIntent } | undefined)?.setup_intent;
+          return { status: 'failed', setupId: failed?.id ?? null, customerId: request.customerId, declineCode: error.decline_code ?? error.code ?? 'card_declined', message: error.message };
+        }
+        throw error;
+      }
+      return cardSetupOf(setup);
+    },
+
+    async retrieveSetup(setupId: string): Promise<CardSetup | undefined> {
+      if (!setupId.startsWith('seti_')) return undefined;
+      try {
+        return await cardSetupOf(await stripe.setupIntents.retrieve(setupId));
+      } catch (error) {
+        if (isStripeError(error) && error.statusCode === 404) return undefined;
+        throw error;
+      }
+    },
+
+    async detachMethod(method: { processorMethodId: string }): Promise<void> {
+      if (!method.processorMethodId.startsWith('pm_')) return;
+      try {
+        await stripe.paymentMethods.detach(method.processorMethodId);
+      } catch (error) {
+        // Already detached (or never attached): what was asked for is so.
+        if (isStripeError(error) && error.statusCode !== undefined && error.statusCode < 500) return;
+        throw error;
+      }
     },
 
     async createIntent(request: IntentRequest): Promise<IntentOutcome> {

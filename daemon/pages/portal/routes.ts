@@ -2,10 +2,11 @@ import express, { Router } from 'express';
 import type { AppDeps } from '../../app.js';
 import { sameOriginForms } from '../origin-guard.js';
 import { PORTAL_SCRIPT_PATH, PORTAL_STYLESHEET_PATH, servePortalScript, servePortalStylesheet } from './assets.js';
+import { deletePortalPaymentMethod, showPortalPaymentMethodReturn, showPortalPaymentMethods, submitPortalPaymentMethod } from './payment-methods.js';
 import { showPortalChangePlan, submitPortalChangePlan } from './plan-change.js';
 import { showPortal, showPortalCancel, showPortalCode, showPortalInvoice, signOutOfPortal, submitPortalCancel, submitPortalCode, submitPortalEmail } from './handlers.js';
 
-/** The portal's forms: an email, a code, a cancellation reason and comment, a plan. */
+/** The portal's forms: an email, a code, a cancellation reason and comment, a plan, a card (or Stripe's token). */
 const PORTAL_FORM_LIMIT = 16 * 1024;
 
 /** The customer portal's pages at `/portal/:slug` (the customer_portal_url of a customer session). */
@@ -25,5 +26,9 @@ export function portalPageRoutes(deps: AppDeps): Router {
   router.get('/portal/:slug/subscriptions/:id/change', showPortalChangePlan(deps));
   router.post('/portal/:slug/subscriptions/:id/change', ...form, submitPortalChangePlan(deps));
   router.get('/portal/:slug/orders/:id/invoice', showPortalInvoice(deps));
+  router.get('/portal/:slug/payment-methods', showPortalPaymentMethods(deps));
+  router.post('/portal/:slug/payment-methods', ...form, submitPortalPaymentMethod(deps));
+  router.get('/portal/:slug/payment-methods/return', showPortalPaymentMethodReturn(deps));
+  router.post('/portal/:slug/payment-methods/:id/delete', ...form, deletePortalPaymentMethod(deps));
   return router;
 }

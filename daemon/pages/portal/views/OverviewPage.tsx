@@ -151,6 +151,11 @@ export function PortalOverviewPage({ seller, base, overview, notice, error, retu
       <section className="portal-section" aria-labelledby="subscriptions">
         <h2 id="subscriptions">Subscriptions</h2>
         {subscriptions.length ? subscriptions.map((s) => <Subscription key={s.id} base={base} subscription={s} planChanges={overview.planChanges} />) : <p className="muted">No active subscriptions.</p>}
+        <p>
+          <a href={`${base}/payment-methods`} data-testid="payment-methods-link">
+            Update your card
+          </a>
+        </p>
       </section>
 
       <section className="portal-section" aria-labelledby="orders">

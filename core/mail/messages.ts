@@ -74,6 +74,26 @@ export function portalCodeMail(to: string, seller: string, code: string, expires
   );
 }
 
+export function customerEmailUpdateMail(to: string, seller: string, url: string, expiresInMinutes: number): MailMessage {
+  return compose(
+    to,
+    `Verify your new email address for ${seller}`,
+    [`Someone asked to use ${to} as the email address of their ${seller} customer account.`, `Confirm it within ${expiresInMinutes} minutes. The link works once.`],
+    { label: 'Confirm this email address', url },
+    `${IGNORE} The account keeps its email address.`,
+  );
+}
+
+export function customerEmailChangedMail(to: string, seller: string, newEmail: string, portalUrl: string): MailMessage {
+  return compose(
+    to,
+    `Your ${seller} email address has been changed`,
+    [`The email address of your ${seller} customer account is now ${newEmail}. Receipts and sign-in codes go there from now on.`],
+    { label: 'Open your account', url: portalUrl },
+    `If you did not make this change, contact ${seller}.`,
+  );
+}
+
 /** What an order's receipt mail says: what was bought, the amount as shown to the customer, where to find the PDF. */
 export interface ReceiptMailContent {
   seller: string;

@@ -26,6 +26,7 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },
   PAYMENT_METHOD_IN_USE: { status: 400, error: 'PaymentMethodInUseByActiveSubscription' },
   PAYMENT_METHOD_SETUP_FAILED: { status: 400, error: 'PaymentMethodSetupFailed' },
+  INVALID_CUSTOMER_EMAIL_UPDATE: { status: 401, error: 'InvalidCustomerEmailUpdate' },
   SUBSCRIPTION_PLAN_UPDATE_NOT_ALLOWED: { status: 403, error: 'UpdateSubscriptionPlanNotAllowed' },
   ORDER_REFUNDED_ALREADY: { status: 403, error: 'RefundedAlready' },
   ORDER_NOT_ELIGIBLE_FOR_INVOICE: { status: 409, error: 'OrderNotEligibleForInvoice' },

@@ -12,6 +12,7 @@ import { previewCustomerPlanChange } from '../../core/billing/customer-sessions/
 import { refreshedCustomerMeter } from '../../core/metering/testing.js';
 import { savePaymentMethod } from '../../core/payments/repository.js';
 import { listEvents } from '../../core/webhooks/outbox.js';
+import { listOutboxMail } from '../../core/mail/mailer.js';
 import { PORTAL_ROUTES, V1_ROUTES } from '../http/v1/router.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { uploadDownloadable } from '../testing/benefit-grants.js';
@@ -549,6 +550,79 @@ describe('/v1/customer-portal payment methods, through the SDK', () => {
   });
 });
 
+describe('/v1/customer-portal email update, through the SDK', () => {
+  const tokenIn = (body: string) => /token=(till_cev_[\w-]+)/.exec(body)?.[1];
+  const allowEmailChange = (allow: boolean) => v1(owner.token, 'PATCH', `/organizations/${orgX}`, { customer_portal_settings: { customer: { allow_email_change: allow } } });
+
+  it('mails a single-use link to the new address; verifying it changes the email (customer.updated) and answers a new session', async () => {
+    const ivy = await sellerX.customers.create({ organizationId: orgX, email: 'ivy@example.test', name: 'Ivy' });
+    const security = { customerSession: await sessionFor(sellerX, ivy.id) };
+    // Off by default, as in Polar: 403.
+    expect((await v1(security.customerSession, 'POST', '/customer-portal/customers/me/email-update/request', { email: 'ivy.new@example.test' })).status).toBe(403);
+    expect((await allowEmailChange(true)).status).toBe(200);
+    try {
+      expect((await sellerX.organizations.get({ id: orgX })).customerPortalSettings).toMatchObject({ customer: { allowEmailChange: true } });
+      const same = await v1(security.customerSession, 'POST', '/customer-portal/customers/me/email-update/request', { email: 'IVY@example.test' });
+      expect(same.status).toBe(422);
+      expect((await same.json()).detail[0]).toMatchObject({ loc: ['body', 'email'], msg: 'New email is the same as your current email.' });
+
+      await portal.customerPortal.customers.requestEmailUpdate(security, { email: 'ivy.new@example.test' });
+      const [mail] = await listOutboxMail(daemon.db, { to: 'ivy.new@example.test', limit: 5 });
+      expect(mail!.subject).toBe('Verify your new email address for Portal Shop');
+      const token = tokenIn(mail!.body)!;
+      expect(mail!.body).toContain(`${daemon.baseUrl}/portal/`);
+      expect(await daemon.db('customer_email_updates').where({ customer_id: ivy.id }).first()).not.toHaveProperty('token', token);
+      expect(JSON.stringify(await daemon.db('customer_email_updates'))).not.toContain(token);
+
+      await portal.customerPortal.customers.checkEmailUpdate({ token });
+      const before = (await listEvents(daemon.db, orgX)).length;
+      const verified = await portal.customerPortal.customers.verifyEmailUpdate({ token });
+      expect(verified.token).toMatch(/^till_cst_/);
+      expect(await sellerX.customers.get({ id: ivy.id })).toMatchObject({ email: 'ivy.new@example.test', emailVerified: true });
+      const types = (await listEvents(daemon.db, orgX)).slice(before).map((e) => e.payload.type);
+      expect(types).toEqual(expect.arrayContaining(['customer.updated', 'customer.state_changed']));
+      expect((await portal.customerPortal.customers.get({ customerSession: verified.token })).email).toBe('ivy.new@example.test');
+      const [told] = await listOutboxMail(daemon.db, { to: 'ivy@example.test', limit: 5 });
+      expect(told!.subject).toBe('Your Portal Shop email address has been changed');
+
+      // Used once: checking or verifying the same link again is Polar's 401.
+      expect((await v1(undefined, 'GET', `/customer-portal/customers/me/email-update/check?token=${token}`)).status).toBe(401);
+      const again = await v1(undefined, 'POST', '/customer-portal/customers/me/email-update/verify', { token });
+      expect(again.status).toBe(401);
+      expect(await again.json()).toMatchObject({ error: 'InvalidCustomerEmailUpdate', detail: 'This email update request is invalid or has expired.' });
+    } finally {
+      await allowEmailChange(false);
+    }
+  });
+
+  it('refuses an address another customer took meanwhile (422 on the token), an expired link (401), and a fourth request in 15 minutes (429)', async () => {
+    const jo = await sellerX.customers.create({ organizationId: orgX, email: 'jo@example.test', name: 'Jo' });
+    const session = await sessionFor(sellerX, jo.id);
+    expect((await allowEmailChange(true)).status).toBe(200);
+    try {
+      const request = (email: string) => v1(session, 'POST', '/customer-portal/customers/me/email-update/request', { email });
+      const latestToken = async (to: string) => tokenIn((await listOutboxMail(daemon.db, { to, limit: 1 }))[0]!.body)!;
+      expect((await request('jo.taken@example.test')).status).toBe(202);
+      const taken = await latestToken('jo.taken@example.test');
+      await sellerX.customers.create({ organizationId: orgX, email: 'jo.taken@example.test', name: 'Quick' });
+      const clash = await v1(undefined, 'POST', '/customer-portal/customers/me/email-update/verify', { token: taken });
+      expect(clash.status).toBe(422);
+      expect((await clash.json()).detail[0]).toMatchObject({ loc: ['body', 'token'], msg: 'This email address is already in use.' });
+
+      expect((await request('jo.late@example.test')).status).toBe(202);
+      const late = await latestToken('jo.late@example.test');
+      await daemon.db('customer_email_updates').where({ customer_id: jo.id, email: 'jo.late@example.test' }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+      expect((await v1(undefined, 'POST', '/customer-portal/customers/me/email-update/verify', { token: late })).status).toBe(401);
+
+      expect((await request('jo.third@example.test')).status).toBe(202);
+      expect((await request('jo.fourth@example.test')).status).toBe(429);
+      expect((await sellerX.customers.get({ id: jo.id })).email).toBe('jo@example.test');
+    } finally {
+      await allowEmailChange(false);
+    }
+  });
+});
+
 describe('customer portal tenancy', () => {
   /** Every portal route that names an object, with the object of each kind that is not Ada's. */
   const othersOf = (who: Bought): Record<string, string> => ({
@@ -605,7 +679,12 @@ describe('customer portal tenancy', () => {
 
   it('refuses seller credentials and no credentials on every portal route but the public one with 401', async () => {
     const token = (await (await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: orgX, comment: 'seller', scopes: ['customers:read', 'orders:read'] })).json()).token as string;
-    expect(PORTAL_ROUTES.filter((route) => route.public).map((route) => route.operationId)).toEqual(['customer_portal:organizations:get']);
+    // The organization's page data, and an email update's check and verify, whose token is the proof (as Polar's).
+    expect(PORTAL_ROUTES.filter((route) => route.public).map((route) => route.operationId).sort()).toEqual([
+      'customer_portal:customers:check_email_update',
+      'customer_portal:customers:verify_email_update',
+      'customer_portal:organizations:get',
+    ]);
     for (const route of PORTAL_ROUTES.filter((r) => !r.public)) {
       const path = route.path.replace('/v1', '').replace(':id', ada.orderId);
       for (const credential of [undefined, owner.token, token]) {

@@ -13,6 +13,15 @@ import {
   type AddPaymentMethodResult,
 } from '../../core/billing/customer-sessions/add-payment-method.js';
 import { serializePaymentMethod } from '../../core/billing/payments/serialize.js';
+import {
+  checkEmailUpdate,
+  CustomerEmailUpdateRequest,
+  CustomerEmailUpdateVerifyRequest,
+  requestEmailUpdate,
+  verifyEmailUpdate,
+  type EmailUpdateDeps,
+} from '../../core/billing/customer-sessions/email-update.js';
+import { createMailer, DEFAULT_MAIL_FROM } from '../../core/mail/mailer.js';
 import type { CustomerPrincipal } from '../../core/billing/customer-sessions/service.js';
 import { CustomerSubscriptionUpdate, updateCustomerSubscription } from '../../core/billing/customer-sessions/subscription-update.js';
 import {
@@ -135,6 +144,15 @@ async function ownOrder(deps: V1Deps, customer: CustomerPrincipal): Promise<(id:
 
 /** The session customer's organization, as order services take it: readable and writable, nothing else. */
 const orderAccess = (customer: CustomerPrincipal) => ({ read: new Set([customer.organizationId]), write: new Set([customer.organizationId]) });
+/** What an email update needs: the mailer (the outbox when the app was built without one) and the secret. */
+const emailDeps = async (deps: V1Deps): Promise<EmailUpdateDeps> => ({
+  db: deps.db,
+  clock: deps.clock,
+  mailer: deps.mailer ?? createMailer(deps.db, { from: DEFAULT_MAIL_FROM }),
+  secret: await secretOf(deps),
+  baseUrl: deps.baseUrl,
+});
+
 /** What saving or deleting a card needs: the processors (the organization's decides). */
 const addDeps = (deps: V1Deps) => ({ db: deps.db, clock: deps.clock, payments: deps.payments, livePayments: deps.livePayments ?? null, liveRequired: deps.liveRequired ?? false });
 
@@ -232,6 +250,49 @@ export const customerPortalRoutes = [
       const me = await updateCustomer(deps.db, deps.clock, { readable: organizations, writable: organizations }, { id: customer.customerId }, body);
       return serializePortalCustomer(me, await listOAuthAccountNames(deps.db, customer.customerId));
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/customers/me/email-update/request',
+    operationId: 'customer_portal:customers:request_email_update',
+    summary: 'Mail a single-use link to a new address; following it makes that the customer’s email (403 unless the organization allows email changes)',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    status: 202,
+    response: null,
+    body: CustomerEmailUpdateRequest,
+    handler: async ({ customer, body, deps }) => {
+      await requestEmailUpdate(await emailDeps(deps), customer, body.email);
+      return null;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/customer-portal/customers/me/email-update/check',
+    operationId: 'customer_portal:customers:check_email_update',
+    summary: 'Whether an email update link is still valid (no credentials: the token is the proof); 401 when not',
+    tag: TAG,
+    scopes: SCOPES,
+    public: true,
+    status: 204,
+    response: null,
+    query: z.object({ token: Text.min(1).max(200) }),
+    handler: async ({ query, deps }) => {
+      await checkEmailUpdate(await emailDeps(deps), query.token);
+      return null;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/customers/me/email-update/verify',
+    operationId: 'customer_portal:customers:verify_email_update',
+    summary: 'Make the change an email update link names (once; no credentials), answering a new customer session token',
+    tag: TAG,
+    scopes: SCOPES,
+    public: true,
+    body: CustomerEmailUpdateVerifyRequest,
+    handler: async ({ body, deps }) => ({ token: (await verifyEmailUpdate(await emailDeps(deps), body.token)).token }),
   }),
   defineRoute({
     method: 'get',

@@ -37,6 +37,8 @@ export const CustomerEmailSettings = z.object(Object.fromEntries(CUSTOMER_EMAILS
 export const CustomerPortalSettings = z.object({
   usage: z.object({ show: z.boolean().default(true) }).prefault({}),
   subscription: z.object({ update_seats: z.boolean().default(true), update_plan: z.boolean().default(true) }).prefault({}),
+  // Whether customers may change their email address in the portal; off by default, as in Polar.
+  customer: z.object({ allow_email_change: z.boolean().default(false) }).prefault({}),
 });
 
 export const TAX_BEHAVIORS = ['location', 'inclusive', 'exclusive'] as const;

@@ -33,6 +33,7 @@ import { meterRollups } from './0041_meter_rollups.js';
 import { customerOAuthAccounts } from './0042_customer_oauth_accounts.js';
 import { checkoutLinks } from './0043_checkout_links.js';
 import { metricsIndexes } from './0044_metrics_indexes.js';
+import { customerEmailUpdates } from './0045_customer_email_updates.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -70,4 +71,5 @@ export const migrations: readonly Migration[] = [
   customerOAuthAccounts,
   checkoutLinks,
   metricsIndexes,
+  customerEmailUpdates,
 ];

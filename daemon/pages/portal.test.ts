@@ -307,6 +307,39 @@ describe('the customer portal pages over HTTP', () => {
     expect(await daemon.db('payment_methods').where({ customer_id: customerId })).toHaveLength(2);
   });
 
+  it('changes the email address by a link mailed to the new one, confirmed with a button, and signs in with the new session', async () => {
+    const settings = (allow: boolean) => v1Request(daemon.url, owner.token, 'PATCH', `/organizations/${organizationId}`, { customer_portal_settings: { customer: { allow_email_change: allow } } });
+    const { customerId } = await buy(unique('mover'));
+    const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));
+    expect(await (await fetch(`${daemon.url}${base()}/email`, { headers: { cookie } })).text()).toContain('does not let customers change their email address');
+    expect((await settings(true)).status).toBe(200);
+    try {
+      expect(await (await fetch(`${daemon.url}${base()}`, { headers: { cookie } })).text()).toContain(`href="${base()}/email"`);
+      const newEmail = unique('moved');
+      const asked = await postForm(daemon.url, `${base()}/email`, { email: newEmail }, { cookie });
+      expect(asked.headers.get('location')).toBe(`${base()}/email?notice=sent`);
+      const [mail] = await mailsTo(newEmail);
+      const link = /(http\S+verify-email\?token=\S+)/.exec(mail!.body)![1]!;
+      expect(link.startsWith(`${daemon.baseUrl}${base()}/verify-email?token=till_cev_`)).toBe(true);
+      const path = new URL(link).pathname + new URL(link).search;
+      const page = await (await fetch(`${daemon.url}${path}`)).text();
+      expect(page).toContain(newEmail);
+      expect((await seller.customers.get({ id: customerId })).email).not.toBe(newEmail);
+      const token = new URL(link).searchParams.get('token')!;
+      const done = await postForm(daemon.url, `${base()}/verify-email`, { token });
+      expect(done.headers.get('location')).toBe(`${base()}?notice=email-changed`);
+      const signedInCookie = cookiesOf(done);
+      const overview = await (await fetch(`${daemon.url}${base()}?notice=email-changed`, { headers: { cookie: signedInCookie } })).text();
+      expect(overview).toContain('Your email address is changed.');
+      expect(overview).toContain(newEmail);
+      expect(await seller.customers.get({ id: customerId })).toMatchObject({ email: newEmail, emailVerified: true });
+      // The link works once.
+      expect((await postForm(daemon.url, `${base()}/verify-email`, { token })).status).toBe(400);
+    } finally {
+      await settings(false);
+    }
+  });
+
   it('refuses a cancellation posted from another site', async () => {
     const { customerId, subscriptionId } = await buy(unique('csrf'));
     const cookie = cookiesOf(await fetch((await seller.customerSessions.create({ customerId })).customerPortalUrl, { redirect: 'manual' }));

@@ -30,6 +30,8 @@ export interface PortalOverview {
   benefits: PortalBenefit[];
   /** Whether the seller lets customers change plan here (the overview then offers it). */
   planChanges: boolean;
+  /** Whether the seller lets customers change their email address here. */
+  emailChanges: boolean;
 }
 
 export interface PortalSubscription {
@@ -176,6 +178,7 @@ export async function loadOverview(deps: AppDeps, principal: CustomerPrincipal, 
     customer,
     subscriptions: subscriptions.items.map(portalSubscriptionOf),
     planChanges: customersMayChangePlan(organization),
+    emailChanges: organization.settings.customer_portal_settings.customer.allow_email_change,
     orders: orders.items.map(({ order, relations }) => ({
       id: order.id,
       createdAt: order.createdAt,

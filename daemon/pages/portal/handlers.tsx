@@ -25,6 +25,7 @@ const NOTICES: Record<string, string> = {
   canceled: 'Your subscription is canceled: it stays active until the end of the period you paid for.',
   uncanceled: 'Your subscription continues: it renews as before.',
   'plan-changed': 'Your plan is changed.',
+  'email-changed': 'Your email address is changed.',
   'signed-out': 'You are signed out.',
   'link-expired': 'That sign-in link has expired or was already replaced. Sign in with your email address instead.',
   'session-expired': 'Your session has ended. Sign in again to continue.',
@@ -43,7 +44,7 @@ async function codeDeps(deps: AppDeps): Promise<PortalCodeDeps> {
 }
 
 /** The organization the path names; null (and a 404 page sent) for an unknown slug. */
-async function organizationOf(deps: AppDeps, req: Request, res: Response): Promise<Organization | null> {
+export async function organizationOf(deps: AppDeps, req: Request, res: Response): Promise<Organization | null> {
   const organization = await portalOrganization(deps, slugOf(req));
   if (!organization) {
     sendPage(res, 404, <PortalNotFoundPage />);

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app.js';
 import { sameOriginForms } from '../origin-guard.js';
 import { PORTAL_SCRIPT_PATH, PORTAL_STYLESHEET_PATH, servePortalScript, servePortalStylesheet } from './assets.js';
 import { deletePortalPaymentMethod, showPortalPaymentMethodReturn, showPortalPaymentMethods, submitPortalPaymentMethod } from './payment-methods.js';
+import { showPortalEmail, showPortalVerifyEmail, submitPortalEmailChange, submitPortalVerifyEmail } from './email.js';
 import { showPortalChangePlan, submitPortalChangePlan } from './plan-change.js';
 import { showPortal, showPortalCancel, showPortalCode, showPortalInvoice, signOutOfPortal, submitPortalCancel, submitPortalCode, submitPortalEmail } from './handlers.js';
 
@@ -26,6 +27,10 @@ export function portalPageRoutes(deps: AppDeps): Router {
   router.get('/portal/:slug/subscriptions/:id/change', showPortalChangePlan(deps));
   router.post('/portal/:slug/subscriptions/:id/change', ...form, submitPortalChangePlan(deps));
   router.get('/portal/:slug/orders/:id/invoice', showPortalInvoice(deps));
+  router.get('/portal/:slug/email', showPortalEmail(deps));
+  router.post('/portal/:slug/email', ...form, submitPortalEmailChange(deps));
+  router.get('/portal/:slug/verify-email', showPortalVerifyEmail(deps));
+  router.post('/portal/:slug/verify-email', ...form, submitPortalVerifyEmail(deps));
   router.get('/portal/:slug/payment-methods', showPortalPaymentMethods(deps));
   router.post('/portal/:slug/payment-methods', ...form, submitPortalPaymentMethod(deps));
   router.get('/portal/:slug/payment-methods/return', showPortalPaymentMethodReturn(deps));

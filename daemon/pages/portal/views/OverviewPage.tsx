@@ -155,6 +155,12 @@ export function PortalOverviewPage({ seller, base, overview, notice, error, retu
           <a href={`${base}/payment-methods`} data-testid="payment-methods-link">
             Update your card
           </a>
+          {overview.emailChanges ? (
+            <>
+              {' · '}
+              <a href={`${base}/email`}>Change your email address</a>
+            </>
+          ) : null}
         </p>
       </section>
 

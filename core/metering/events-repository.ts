@@ -139,7 +139,8 @@ export interface EventFilter {
   metadata?: Record<string, string[]>;
 }
 
-function applyFilter(db: Executor, query: Knex.QueryBuilder, filter: EventFilter) {
+/** Narrows an events query (alias `e`) to what a filter keeps: the list, the names and the event types share it. */
+export function applyFilter(db: Executor, query: Knex.QueryBuilder, filter: EventFilter) {
   query.whereIn('e.organization_id', filter.organizationIds);
   if (filter.customerIds || filter.externalCustomerIds) {
     const ids = filter.customerIds ?? [];

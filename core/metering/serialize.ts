@@ -23,7 +23,7 @@ export function serializeMeter(meter: Meter) {
 }
 export type MeterWire = ReturnType<typeof serializeMeter>;
 
-const SYSTEM_LABELS: Record<string, string> = { [METER_CREDITED]: 'Meter credited', [METER_RESET]: 'Meter reset' };
+export const SYSTEM_LABELS: Record<string, string> = { [METER_CREDITED]: 'Meter credited', [METER_RESET]: 'Meter reset' };
 
 /**
  * An Event of Polar's API: a UserEvent, or a SystemEvent (meter.credited, meter.reset) whose metadata carries

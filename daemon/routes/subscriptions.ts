@@ -7,6 +7,7 @@ import type { Principal } from '../../core/billing/shared/principal.js';
 import { oneOrMany, queryBoolean, sortingQuery, toSortCriteria } from '../../core/billing/shared/query.js';
 import { Timestamp } from '../../core/billing/shared/time.js';
 import { CANCELLATION_REASONS, SUBSCRIPTION_SORTING, SUBSCRIPTION_STATUSES, SubscriptionUpdate } from '../../core/billing/subscriptions/schema.js';
+import { createFreeSubscription, SubscriptionCreate } from '../../core/billing/subscriptions/create.js';
 import { exportSubscriptions, SUBSCRIPTION_EXPORT_COLUMN_NAMES } from '../../core/billing/subscriptions/export.js';
 import type { SubscriptionFilter } from '../../core/billing/subscriptions/repository.js';
 import { serializeSubscription } from '../../core/billing/subscriptions/serialize.js';
@@ -78,6 +79,17 @@ export const subscriptionRoutes = [
       const page = await listSubscriptions(deps.db, filter, toSortCriteria(query.sorting), query);
       return listResource(page, query, (view) => serializeSubscription(view, deps.baseUrl));
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/subscriptions',
+    operationId: 'subscriptions:create',
+    summary: 'Subscribe a customer to a free recurring product, without a checkout (no order is made)',
+    tag: TAG,
+    scopes: WRITE,
+    status: 201,
+    body: SubscriptionCreate,
+    handler: async ({ principal, body, deps }) => serializeSubscription(await createFreeSubscription(subscriptionDeps(deps), access(principal), body), deps.baseUrl),
   }),
   // Before `/:id`, which would read "export" as an id.
   defineRoute({

@@ -34,6 +34,7 @@ import { customerOAuthAccounts } from './0042_customer_oauth_accounts.js';
 import { checkoutLinks } from './0043_checkout_links.js';
 import { metricsIndexes } from './0044_metrics_indexes.js';
 import { customerEmailUpdates } from './0045_customer_email_updates.js';
+import { eventTypes } from './0046_event_types.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -72,4 +73,5 @@ export const migrations: readonly Migration[] = [
   checkoutLinks,
   metricsIndexes,
   customerEmailUpdates,
+  eventTypes,
 ];

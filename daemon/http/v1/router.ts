@@ -12,6 +12,7 @@ import { paymentModeRoutes } from '../../routes/payment-mode.js';
 import { listenRouter } from '../../routes/listen.js';
 import { webhookRoutes } from '../../routes/webhooks.js';
 import { eventRoutes, INGEST_BODY_LIMIT, INGEST_PATH } from '../../routes/events.js';
+import { eventTypeRoutes } from '../../routes/event-types.js';
 import { meterRoutes } from '../../routes/meters.js';
 import { customerMeterRoutes } from '../../routes/customer-meters.js';
 import { invoiceRouter, orderRoutes } from '../../routes/orders.js';
@@ -38,7 +39,7 @@ import { apiVersion } from './api-version.js';
 import { sendApiDocs } from '../../pages/views/ApiDocsPage.js';
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
-export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...customerSessionRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...checkoutLinkRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
+export const V1_ROUTES: readonly AnyRoute[] = [...organizationRoutes, ...accessTokenRoutes, ...discountRoutes, ...customFieldRoutes, ...customerStateRoutes, ...customerRoutes, ...customerSessionRoutes, ...fileRoutes, ...benefitRoutes, ...productRoutes, ...checkoutRoutes, ...checkoutLinkRoutes, ...taxRateRoutes, ...clockRoutes, ...paymentModeRoutes, ...webhookRoutes, ...eventRoutes, ...eventTypeRoutes, ...meterRoutes, ...customerMeterRoutes, ...orderRoutes, ...refundRoutes, ...paymentRoutes, ...benefitGrantRoutes, ...licenseKeyRoutes, ...subscriptionRoutes, ...metricRoutes, ...disputeRoutes, ...catalogRoutes];
 
 /**
  * The customer portal's operations (`/v1/customer-portal/…`): a customer session token opens them, never a seller's

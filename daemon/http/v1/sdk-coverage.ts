@@ -28,8 +28,6 @@ export const NOT_SERVED: Record<string, string> = {
   'customerPortal.members.': 'No customer members',
   'customerPortal.wallets.': 'No customer wallets (prepaid balances)',
   'customerPortal.orders.confirmRetryPayment': 'A declined renewal is paid through the link Till mails to the customer (`/pay/…`, docs/payments.md), not through this operation',
-  'subscriptions.create': 'Not built yet (issue 18): a subscription starts from a checkout, free prices included',
-  'eventTypes.': 'Not built yet (issue 18): `events.listNames` lists the names of ingested events',
 };
 
 /** A path with its parameters as `{}` and no trailing slash: how an SDK path and an Express path are compared. */

@@ -1,6 +1,7 @@
 import { createPolar as createPolar202604 } from 'polar-sdk-v1/2026-04';
 import { createPolar as createPolar202610 } from 'polar-sdk-v1/2026-10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../core/billing/shared/scopes.js';
 import { signUp } from '../testing/auth-client.js';
 import { createOrganization } from '../testing/v1.js';
 import { startTilld, type TilldProcess } from './tilld.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const res = await fetch(`${tilld.url}/v1/organization-access-tokens/`, {
     method: 'POST',
     headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ organization_id: organizationId, comment: 'sdk1 suite', scopes: ALL_SCOPES }),
+    body: JSON.stringify({ organization_id: organizationId, comment: 'sdk1 suite', scopes: SCOPES }),
   });
   expect(res.status).toBe(201);
   accessToken = (await res.json()).token;
@@ -43,13 +44,17 @@ afterAll(async () => {
   await tilld?.stop();
 });
 
-const ALL_SCOPES = [
-  'organizations:read', 'organizations:write', 'products:read', 'products:write', 'benefits:read', 'benefits:write',
-  'files:read', 'files:write', 'custom_fields:read', 'custom_fields:write', 'discounts:read', 'discounts:write',
-  'checkouts:read', 'checkouts:write', 'orders:read', 'orders:write', 'refunds:read', 'refunds:write',
-  'subscriptions:read', 'subscriptions:write', 'customers:read', 'customers:write', 'events:read', 'events:write',
-  'meters:read', 'meters:write', 'webhooks:read', 'webhooks:write', 'license_keys:read', 'license_keys:write',
-];
+/** Polls until `read` finds something (a delivery, a job's result), for at most 30 s. */
+async function eventuallyFound<T>(read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = await read();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('nothing found in 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 
 describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1.x on %s', (version) => {
   // The SDK gives up after 5 s by default; the machine running the suite may be busy.
@@ -203,6 +208,102 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     expect((await polar().files.update(file.id, { name: `${tag}-renamed.txt` })).name).toBe(`${tag}-renamed.txt`);
     expect((await polar().files.list({})).items.map((item) => item.id)).toContain(file.id);
     await polar().files.delete(file.id);
+  });
+
+  it('serves the customer portal to a customer session: the customer, orders, subscriptions, grants, license keys, meters and downloads', async () => {
+    const licence = await polar().benefits.create({ type: 'license_keys', description: `Portal key ${tag}`, properties: { activations: { limit: 2, enable_customer_admin: true } } });
+    const product = await polar().products.create({ name: `Portal plan ${tag}`, recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 700, price_currency: 'usd' }] });
+    await polar().products.updateBenefits(product.id, { benefits: [licence.id] });
+    const checkout = await polar().checkouts.create({ products: [product.id], customer_email: `portal-${tag}@example.com`, external_customer_id: `portal-${tag}` });
+    await anonymous().checkouts.clientConfirm(checkout.client_secret, { confirmation_token_id: 'tok_visa', customer_name: 'Po Tal', customer_billing_address: { country: 'FR' } });
+    const customerId = (await polar().checkouts.get(checkout.id)).customer_id!;
+    const session = await polar().customerSessions.create({ customer_id: customerId, return_url: 'https://shop.example.com/account' });
+    expect(session.customer_portal_url).toMatch(/^http/);
+    expect((await polar().customerSessions.create({ external_customer_id: `portal-${tag}` })).customer_id).toBe(customerId);
+    const portal = validated(CLIENTS[version]({ accessToken: session.token, baseUrl: tilld.url, timeout: 60 }), version).customerPortal;
+
+    expect(await portal.customerSession.introspect()).toMatchObject({ return_url: 'https://shop.example.com/account' });
+    expect(await portal.customerSession.getAuthenticatedUser()).toMatchObject({ type: 'customer', customer_id: customerId });
+    expect(await portal.customers.get()).toMatchObject({ id: customerId, email: `portal-${tag}@example.com` });
+    expect(await portal.customers.update({ billing_name: 'Po Tal SARL' })).toMatchObject({ billing_name: 'Po Tal SARL' });
+    const methods = await portal.customers.listPaymentMethods({});
+    expect(methods.items).toHaveLength(1);
+    // The only card of a billed subscription cannot go.
+    await expect(portal.customers.deletePaymentMethod(methods.items[0].id)).rejects.toMatchObject({ statusCode: 400 });
+    expect((await polar().customers.listPaymentMethods(customerId, {})).items).toHaveLength(1);
+    expect((await polar().customers.listPaymentMethodsExternal(`portal-${tag}`, {})).items).toHaveLength(1);
+
+    const [order] = (await portal.orders.list({})).items;
+    expect(order).toMatchObject({ product_id: product.id, status: 'paid' });
+    expect((await portal.orders.get(order.id)).id).toBe(order.id);
+    expect((await portal.orders.update(order.id, { billing_name: 'Po Tal SARL' })).billing_name).toBe('Po Tal SARL');
+    await portal.orders.generateInvoice(order.id);
+    expect((await portal.orders.invoice(order.id)).url).toMatch(/^http/);
+    expect((await portal.orders.receipt(order.id)).url).toMatch(/^http/);
+    expect(await portal.orders.getPaymentStatus(order.id)).toMatchObject({ status: 'succeeded' });
+
+    const [subscription] = (await portal.subscriptions.list({})).items;
+    expect((await portal.subscriptions.get(subscription.id)).product_id).toBe(product.id);
+    expect((await portal.subscriptions.update(subscription.id, { cancel_at_period_end: true })).cancel_at_period_end).toBe(true);
+    expect((await portal.subscriptions.update(subscription.id, { cancel_at_period_end: false })).cancel_at_period_end).toBe(false);
+
+    const grants = await portal.benefitGrants.list({});
+    expect(grants.items.map((grant) => grant.benefit_id)).toContain(licence.id);
+    expect((await portal.benefitGrants.get(grants.items[0].id)).id).toBe(grants.items[0].id);
+    const [key] = (await portal.licenseKeys.list({})).items;
+    expect((await portal.licenseKeys.get(key.id)).key).toBe(key.key);
+    const activation = await portal.licenseKeys.activate({ key: key.key, organization_id: organizationId, label: 'desktop' });
+    expect(await portal.licenseKeys.validate({ key: key.key, organization_id: organizationId, activation_id: activation.id })).toMatchObject({ id: key.id });
+    await portal.licenseKeys.deactivate({ key: key.key, organization_id: organizationId, activation_id: activation.id });
+    expect(Array.isArray((await portal.customerMeters.list({})).items)).toBe(true);
+    expect(Array.isArray((await portal.downloadables.list({})).items)).toBe(true);
+    const slug = (await polar().organizations.get(organizationId)).slug;
+    expect(await portal.organizations.get(slug)).toMatchObject({ organization: { id: organizationId } });
+
+    const canceled = await portal.subscriptions.cancel(subscription.id);
+    expect(canceled.cancel_at_period_end).toBe(true);
+  });
+
+  it('lists payments, disputes and payment methods, redelivers a webhook event, exports CSV and reads metrics', async () => {
+    const payments = await polar().payments.list({});
+    expect(payments.items.length).toBeGreaterThan(0);
+    expect((await polar().payments.get(payments.items[0].id)).id).toBe(payments.items[0].id);
+    expect(Array.isArray((await polar().disputes.list({})).items)).toBe(true);
+    await expect(polar().disputes.get('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ statusCode: 404 });
+
+    const endpoint = await polar().webhooks.createWebhookEndpoint({ url: `https://hooks.example.com/redeliver-${tag}`, format: 'raw', events: ['customer.created'] });
+    await polar().customers.create({ email: `redeliver-${tag}@example.com` });
+    const delivery = await eventuallyFound(async () => (await polar().webhooks.listWebhookDeliveries({ endpoint_id: endpoint.id })).items[0]);
+    await polar().webhooks.redeliverWebhookEvent(delivery.webhook_event.id);
+    await polar().webhooks.deleteWebhookEndpoint(endpoint.id);
+
+    expect(await polar().customers.export({})).toMatch(/^ID,External ID,Created At,Email,/);
+    expect(await polar().orders.export({})).toMatch(/\n/);
+    expect(await polar().subscriptions.export({})).toMatch(/\n/);
+    const today = new Date().toISOString().slice(0, 10);
+    const metrics = await polar().metrics.get({ start_date: today, end_date: today, interval: 'day' });
+    expect(metrics.periods).toHaveLength(1);
+    expect((await polar().metrics.limits()).min_date).toMatch(/^\d{4}-\d{2}-\d{2}/);
+  });
+
+  it('manages checkout links, whose public URL opens a fresh checkout', async () => {
+    const product = await polar().products.create({ name: `Linked ${tag}`, prices: [{ amount_type: 'fixed', price_amount: 400, price_currency: 'usd' }] });
+    const link = await polar().checkoutLinks.create({ payment_processor: 'stripe', products: [product.id], label: `Link ${tag}`, success_url: 'https://shop.example.com/thanks?checkout={CHECKOUT_ID}', metadata: { campaign: tag } });
+    expect(link).toMatchObject({ label: `Link ${tag}`, products: [expect.objectContaining({ id: product.id })] });
+    expect((await polar().checkoutLinks.get(link.id)).id).toBe(link.id);
+    expect((await polar().checkoutLinks.update(link.id, { label: `Link! ${tag}` })).label).toBe(`Link! ${tag}`);
+    expect((await polar().checkoutLinks.list({ product_id: product.id })).items.map((item) => item.id)).toEqual([link.id]);
+    const opened = await fetch(link.url, { redirect: 'manual' });
+    expect(opened.status).toBe(307);
+    expect(opened.headers.get('location')).toMatch(/\/checkout\//);
+    await polar().checkoutLinks.delete(link.id);
+    await expect(polar().checkoutLinks.get(link.id)).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it('creates an organization for a signed-in user', async () => {
+    const user = validated(CLIENTS[version]({ accessToken: sessionToken, baseUrl: tilld.url, timeout: 60 }), version);
+    const created = await user.organizations.create({ name: `Second ${tag}`, slug: `second-${tag.replace(/\W/g, '')}` });
+    expect(created.slug).toBe(`second-${tag.replace(/\W/g, '')}`);
   });
 
   it('answers a missing resource with ResourceNotFound, as the SDK declares', async () => {

@@ -95,6 +95,8 @@ const ORDER_FIELDS = [
   'applied_balance_amount', 'due_amount', 'refunded_amount', 'refunded_tax_amount', 'currency', 'billing_reason', 'billing_name',
   'billing_address', 'invoice_number', 'is_invoice_generated', 'receipt_number', 'seats', 'customer_id', 'product_id', 'discount_id',
   'subscription_id', 'checkout_id', 'next_payment_attempt_at', 'items', 'description', 'refundable_amount', 'refundable_tax_amount',
+  // SDK 1.x requires it (null: no unit-based prices).
+  'units',
 ] as const;
 
 const SUBSCRIPTION_FIELDS = [
@@ -102,7 +104,7 @@ const SUBSCRIPTION_FIELDS = [
   'current_period_start', 'current_period_end', 'current_meter_period_start', 'current_meter_period_end', 'trial_start', 'trial_end',
   'cancel_at_period_end', 'canceled_at', 'started_at', 'ends_at', 'ended_at', 'past_due_at', 'pause_at_period_end', 'paused_at',
   'resumes_at', 'customer_id', 'product_id', 'discount_id', 'checkout_id', 'seats', 'customer_cancellation_reason',
-  'customer_cancellation_comment',
+  'customer_cancellation_comment', 'units',
 ] as const;
 
 function pick<T extends Record<string, unknown>>(source: T, keys: readonly string[]): Record<string, unknown> {
@@ -556,7 +558,8 @@ export const customerPortalRoutes = [
       query: NO_SEARCH,
       checkout_id: unsupported('Till does not link a grant to its checkout: filter by order_id instead.'),
       member_id: unsupported('Till’s customers have no members.'),
-      sorting: sortingQuery(['granted_at', 'type', 'organization'] as const).default(['-granted_at']),
+      // product_benefit (the benefits' order on their product) is in Polar's default, which SDK 1.x sends.
+      sorting: sortingQuery(['granted_at', 'type', 'organization', 'product_benefit'] as const).default(['-granted_at']),
     }),
     handler: async ({ customer, query, deps }) => {
       const { customer: me, organization, accounts } = await whoAmI(deps.db, customer);

@@ -172,6 +172,11 @@ export async function listGrants(db: Executor, filter: GrantFilter, sorting: rea
     if (name) query.orderByRaw(`${TABLE}.${name} ${order === 'desc' ? 'desc' : 'asc'} nulls ${order === 'desc' ? 'last' : 'first'}`);
     // Polar's portal sorts grants by their benefit's type too.
     if (column === 'type') query.orderByRaw(`(select type from benefits where benefits.id = ${TABLE}.benefit_id) ${order === 'desc' ? 'desc' : 'asc'}`);
+    // Polar's portal default puts grants in the order of the benefits on the product they were bought with.
+    if (column === 'product_benefit') {
+      const product = `coalesce((select product_id from subscriptions where subscriptions.id = ${TABLE}.subscription_id), (select product_id from orders where orders.id = ${TABLE}.order_id))`;
+      query.orderByRaw(`(select position from product_benefits where product_benefits.benefit_id = ${TABLE}.benefit_id and product_benefits.product_id = ${product}) ${order === 'desc' ? 'desc nulls first' : 'asc nulls last'}`);
+    }
   }
   const rows = await query.orderBy(`${TABLE}.id`).limit(page.limit).offset(offsetOf(page));
   return { items: rows.map(toGrant), totalCount: Number(count) };

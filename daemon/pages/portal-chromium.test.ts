@@ -1,6 +1,7 @@
 import type { Polar } from '@polar-sh/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeGitHub, type FakeGitHub } from '../../core/integrations/fake-github.js';
 import { listOutboxMail } from '../../core/mail/mailer.js';
 import { launchBrowser } from '../testing/browser.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
@@ -11,6 +12,7 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { submit } from './testing.js';
 
 let daemon: TestDaemon;
+let github: FakeGitHub;
 let browser: Browser;
 let receiver: Receiver;
 let owner: SignedIn;
@@ -18,14 +20,20 @@ let seller: Polar;
 let organizationId: string;
 let slug: string;
 let productId: string;
+let maxId: string;
 const MANUAL = 'The Lantern manual, chapter one.';
 
 /** The events a subscriber of the portal's changes hears, as Polar sends them. */
-const EVENTS = ['order.created', 'order.paid', 'subscription.created', 'subscription.active', 'subscription.updated', 'subscription.canceled', 'subscription.uncanceled', 'benefit_grant.created'];
+const EVENTS = [
+  'order.created', 'order.paid', 'subscription.created', 'subscription.active', 'subscription.updated', 'subscription.canceled', 'subscription.uncanceled',
+  'benefit_grant.created', 'benefit_grant.updated', 'customer.updated', 'customer.state_changed',
+];
 
 beforeAll(async () => {
+  github = await startFakeGitHub();
+  github.addRepository('lantern-software', 'source');
   [daemon, browser, receiver] = await Promise.all([
-    startTestDaemon({ TILL_WEBHOOKS_ALLOW_PRIVATE: '1', TILL_WEBHOOKS_RETRY_BASE_MS: '1', TILL_WEBHOOKS_POLL_MS: '20' }),
+    startTestDaemon({ TILL_WEBHOOKS_ALLOW_PRIVATE: '1', TILL_WEBHOOKS_RETRY_BASE_MS: '1', TILL_WEBHOOKS_POLL_MS: '20', ...github.env }),
     launchBrowser(),
     startReceiver(),
   ]);
@@ -39,13 +47,18 @@ beforeAll(async () => {
   const keys = await seller.benefits.create({ organizationId, type: 'license_keys', description: 'Lantern licence', properties: { prefix: 'LANTERN' } } as never);
   const files = await seller.benefits.create({ organizationId, type: 'downloadables', description: 'Lantern manual', properties: { files: [fileId] } } as never);
   const product = await seller.products.create({ organizationId, name: 'Lantern Cloud', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1200 }] } as never);
-  await seller.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [keys.id, files.id] } });
+  const source = await seller.benefits.create({
+    organizationId, type: 'github_repository', description: 'Lantern source', properties: { repositoryOwner: 'lantern-software', repositoryName: 'source', permission: 'pull' },
+  } as never);
+  await seller.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [keys.id, files.id, source.id] } });
   productId = product.id;
+  maxId = (await seller.products.create({ organizationId, name: 'Lantern Max', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 2400 }] } as never)).id;
 });
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
   await daemon?.close();
+  await github?.close();
 });
 
 /** A customer who bought the monthly product through the sandbox checkout. */
@@ -57,6 +70,11 @@ async function buy(email: string) {
   const [key] = (await seller.licenseKeys.list({ organizationId })).result.items.filter((k) => k.customerId === done.customerId);
   return { customerId: done.customerId!, subscriptionId: done.subscriptionId!, licenseKey: key!.key };
 }
+
+type Hook = { type: string; data: { id: string; subscription_id?: string; customer_id?: string; benefit?: { type?: string } } };
+const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Hook);
+/** The customer.* webhooks delivered about this customer, in order. */
+const customerHooksOf = (customerId: string) => hooks().filter((e) => e.type.startsWith('customer.') && e.data.id === customerId).map((e) => e.type);
 
 /** The webhooks delivered for this subscription, in order. */
 const hooksOf = (subscriptionId: string) =>
@@ -85,7 +103,7 @@ const VIEWPORTS = [
 describe('the customer portal in Chromium', () => {
   for (const { name, viewport } of VIEWPORTS) {
     // A whole customer's visit on a machine that may be busy: generous, and nothing in it waits on time.
-    it(`signs in by a mailed code, shows orders, downloads a file, copies the license key, cancels with a reason and uncancels, at ${name}'s width`, async () => {
+    it(`signs in by a mailed code, shows orders, downloads a file, copies the license key, changes plan, updates the card, cancels with a reason and uncancels, connects GitHub, at ${name}'s width`, async () => {
       const email = `ada-${viewport.width}-${Date.now()}@example.com`;
       const bought = await buy(email);
       await receiver.waitFor(() => hooksOf(bought.subscriptionId).includes('subscription.active'));
@@ -131,6 +149,36 @@ describe('the customer portal in Chromium', () => {
       await expect.poll(() => keyCard.getByRole('status').textContent()).toBe('Copied.');
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(bought.licenseKey);
 
+      // Change plan: the prorated amount is shown before anything changes, then confirmed (subscription.updated).
+      await Promise.all([page.waitForNavigation(), subscription.getByRole('link', { name: 'Change plan' }).click()]);
+      await noHorizontalOverflow(page);
+      await page.getByLabel(/Lantern Max, \$24\.00/).check();
+      await submit(page, 'Review the change');
+      expect(await page.getByTestId('plan-preview').textContent()).toMatch(/Nothing is charged now: \$\d+\.\d\d is added to your next charge on \d{4}-\d\d-\d\d/);
+      expect((await seller.subscriptions.get({ id: bought.subscriptionId })).productId).toBe(productId);
+      await noHorizontalOverflow(page);
+      await submit(page, 'Confirm: move to Lantern Max');
+      expect(await page.getByRole('status').first().textContent()).toContain('Your plan is changed.');
+      expect(await seller.subscriptions.get({ id: bought.subscriptionId })).toMatchObject({ productId: maxId, amount: 2400 });
+      await receiver.waitFor(() => hooksOf(bought.subscriptionId).includes('subscription.updated'));
+
+      // Update the card: the new one is the subscription's (customer.updated, customer.state_changed, as Polar on a new default).
+      const customerHooksBefore = customerHooksOf(bought.customerId).length;
+      await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Update your card' }).click()]);
+      expect(await page.getByTestId('saved-card').textContent()).toContain('Visa ending in 4242');
+      await noHorizontalOverflow(page);
+      await page.getByLabel('Card number').fill('5555 5555 5555 4444');
+      await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
+      await page.getByLabel('Security code').fill('123');
+      await submit(page, 'Save card');
+      expect(await page.getByRole('status').first().textContent()).toContain('Your card is saved');
+      expect(await page.getByTestId('saved-card').first().textContent()).toContain('Mastercard ending in 4444');
+      const [newCard] = (await daemon.db('payment_methods').where({ customer_id: bought.customerId }).orderBy('created_at', 'desc')) as { id: string }[];
+      expect((await daemon.db('subscriptions').where({ id: bought.subscriptionId }).first()).payment_method_id).toBe(newCard!.id);
+      await receiver.waitFor(() => customerHooksOf(bought.customerId).slice(customerHooksBefore).includes('customer.updated'));
+      expect(customerHooksOf(bought.customerId).slice(customerHooksBefore)).toContain('customer.state_changed');
+      await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Back to your account' }).click()]);
+
       // Cancel with a reason and a comment: still active until the period ends.
       await Promise.all([page.waitForNavigation(), subscription.getByRole('link', { name: 'Cancel subscription' }).click()]);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel Lantern Cloud');
@@ -150,9 +198,27 @@ describe('the customer portal in Chromium', () => {
       expect(await page.getByTestId('next-charge').isVisible()).toBe(true);
       expect(await seller.subscriptions.get({ id: bought.subscriptionId })).toMatchObject({ cancelAtPeriodEnd: false, customerCancellationReason: null });
       await receiver.waitFor(() => hooksOf(bought.subscriptionId).includes('subscription.uncanceled'));
-      const hooks = hooksOf(bought.subscriptionId).filter((type) => type.startsWith('subscription.'));
-      expect(hooks.slice(hooks.indexOf('subscription.active') + 1)).toEqual(['subscription.updated', 'subscription.canceled', 'subscription.updated', 'subscription.uncanceled']);
+      const subscriptionHooks = hooksOf(bought.subscriptionId).filter((type) => type.startsWith('subscription.'));
+      expect(subscriptionHooks.slice(subscriptionHooks.indexOf('subscription.active') + 1)).toEqual([
+        'subscription.updated', // the change of plan
+        'subscription.updated', 'subscription.canceled',
+        'subscription.updated', 'subscription.uncanceled',
+      ]);
       await noHorizontalOverflow(page);
+
+      // Connect GitHub for the repository benefit (a local fake of GitHub's OAuth and API): the account is invited,
+      // and the grant announces the connection and the access (benefit_grant.updated).
+      const login = `ada-${viewport.width}`;
+      github.signIn({ id: 9000 + viewport.width, login });
+      await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Connect your GitHub account' }).click()]);
+      expect(page.url()).toBe(`${daemon.url}/portal/${slug}?connected=github`);
+      await expect.poll(() => github.invitations('lantern-software', 'source').some((invitation) => invitation.login === login), { timeout: 30_000 }).toBe(true);
+      const [grant] = (await seller.benefitGrants.list({ customerId: bought.customerId, isGranted: true })).result.items.filter((g) => g.benefit.type === 'github_repository');
+      expect(grant).toBeDefined();
+      await receiver.waitFor(() => hooks().some((e) => e.type === 'benefit_grant.updated' && e.data.id === grant!.id));
+      expect(await seller.customers.get({ id: bought.customerId })).toMatchObject({ id: bought.customerId });
+      await page.reload();
+      await page.getByTestId('benefit').filter({ hasText: 'Lantern source' }).getByText('Granted').waitFor();
 
       // Signing out ends the session: the overview asks for an email again.
       await submit(page, 'Sign out');

@@ -181,7 +181,7 @@ describe('the customer portal in Chromium', () => {
 
       // Cancel with a reason and a comment: still active until the period ends.
       await Promise.all([page.waitForNavigation(), subscription.getByRole('link', { name: 'Cancel subscription' }).click()]);
-      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel Lantern Cloud');
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cancel Lantern Max');
       await noHorizontalOverflow(page);
       await page.getByLabel('Too expensive').check();
       await page.getByLabel(/Anything else to tell/).fill('Back next year.');

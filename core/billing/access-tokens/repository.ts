@@ -70,7 +70,7 @@ export async function deleteAccessToken(trx: Executor, id: string, organizationI
 
 /** Marks a token used, at most once a minute, so authenticating stays a read almost always. */
 export async function touchAccessToken(db: Executor, id: string, at: Date): Promise<void> {
-  const staleBefore = toDbTime(new Date(at.getTime() - 60_000));
+  const staleBefore = toDbTime(new Date(at.getTime() - 60_000)); // concurrent readers: one of them writes
   await db(TABLE)
     .where({ id })
     .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', staleBefore))

@@ -25,12 +25,17 @@ export const ACCESS_TOKEN_PREFIX = 'till_oat_';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const notFound = () => new CoreError('not_found', 'ACCESS_TOKEN_NOT_FOUND', 'Organization access token not found');
 
+/** last_used_at is kept to the minute: a token read more often is not written again (touchAccessToken guards the same). */
+const TOUCH_EVERY_MS = 60_000;
+
 /** The token a Bearer header names, if it is live; marks it used. */
 export async function authenticateAccessToken(db: Database, clock: Clock, token: string): Promise<AccessToken | undefined> {
   const found = await findAccessTokenByHash(db, hashToken(token));
   const now = clock.now();
   if (!found || (found.expiresAt && found.expiresAt <= now)) return undefined;
-  await touchAccessToken(db, found.id, now);
+  // An UPDATE that changes nothing still takes SQLite's write lock (and a round trip on PostgreSQL) on every read
+  // made with the token: skip it when the token was marked used within the minute.
+  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= TOUCH_EVERY_MS) await touchAccessToken(db, found.id, now);
   return found;
 }
 

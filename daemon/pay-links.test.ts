@@ -216,6 +216,25 @@ describe('a declined renewal mails the customer a link to pay it', { timeout: 12
     expect(await daemon.db('jobs').where({ kind: CHARGE_JOB, subject_id: subscriptionId })).toHaveLength(0);
   });
 
+  it('refuses to pay while another payment of the order is processing (409 PAYMENT_IN_PROGRESS), so the order is never charged twice', async () => {
+    const { subscriptionId, path, order } = await declinedRenewal('in-progress@example.com');
+    // The saved card now answers "processing" (as a bank debit would: the sandbox's 8807 behaviour), so the dunning
+    // retry two days later is still waiting for the bank when the customer opens the link.
+    const s = await subscriptionOf(subscriptionId);
+    expect(await daemon.db('payment_methods').where({ id: s.payment_method_id }).update({ processor_method_id: 'pm_sandbox_prcok_inprogress' })).toBe(1);
+    expect((await advance('+2d')).jobs_failed).toBe(0);
+    const retry = await eventually(async () => daemon.db('payments').where({ order_id: order.id, purpose: 'subscription', status: 'processing' }).first(), 'the dunning retry to be processing');
+    const intentsBefore = await daemon.db('sandbox_intents').count('* as n').first();
+
+    const res = await postForm(path, card('4242424242424242'));
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain('A payment of this amount is being processed already.');
+    expect(await payLinkPayments(order.id)).toHaveLength(0);
+    expect(await daemon.db('sandbox_intents').count('* as n').first()).toEqual(intentsBefore);
+    expect(await renewalOrderOf(subscriptionId)).toMatchObject({ status: 'pending' });
+    expect(await daemon.db('payments').where({ order_id: order.id, status: 'processing' })).toMatchObject([{ id: retry.id }]);
+  });
+
   it('says so when the customer fails 3-D Secure, and the page takes another card', async () => {
     const { subscriptionId, path } = await declinedRenewal('fails-3ds@example.com');
     const res = await postForm(path, card('4000002760003184'));

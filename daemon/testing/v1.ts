@@ -19,3 +19,14 @@ export async function createOrganization(who: SignedIn, name: string): Promise<s
   if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id;
 }
+
+/**
+ * A /v1 call that must succeed: the parsed JSON answer, or an Error naming the call, its status and body (for a
+ * test's set-up steps; use v1Request to check other statuses).
+ */
+export async function v1Json<T = any>(url: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await v1Request(url, token, method, path, body);
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}

@@ -104,8 +104,14 @@ function productFields(product: Product) {
   };
 }
 
+/** A fixed discount's amounts per currency, keys in order: `amounts`, or an older file's one `amount` + `currency`. */
+export function canonicalAmounts(amounts: unknown, amount: unknown, currency: unknown): Record<string, number> | null {
+  const given = amounts && typeof amounts === 'object' ? (amounts as Record<string, number>) : typeof amount === 'number' ? { [typeof currency === 'string' ? currency : 'usd']: amount } : null;
+  return given && Object.fromEntries(Object.entries(given).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 function discountFields(discount: Discount) {
-  const terms = discount.type === 'fixed' ? { amount: discount.amount ?? null, currency: discount.currency ?? 'usd' } : { basis_points: discount.basis_points ?? null };
+  const terms = discount.type === 'fixed' ? { amounts: canonicalAmounts(discount.amounts, discount.amount, discount.currency) } : { basis_points: discount.basis_points ?? null };
   return {
     name: discount.name,
     code: discount.code === '' ? null : discount.code,
@@ -169,7 +175,7 @@ export function serverFields(kind: Kind, object: ApiObject, refs: Refs): Record<
         metadata: object.metadata ?? {},
       };
     case 'discount': {
-      const terms = object.type === 'fixed' ? { amount: object.amount, currency: object.currency } : { basis_points: object.basis_points };
+      const terms = object.type === 'fixed' ? { amounts: canonicalAmounts(object.amounts, object.amount, object.currency) } : { basis_points: object.basis_points };
       return {
         name: object.name,
         code: object.code ?? null,

@@ -198,8 +198,12 @@ export const Discount = z
     name: z.string().min(1).max(256),
     code: z.string().nullable().default(null),
     type: z.enum(['fixed', 'percentage']),
-    amount: z.number().int().min(0).optional().describe('fixed: the amount off, in minor units'),
-    currency: Currency.optional().describe('fixed: the currency of amount'),
+    amounts: z
+      .record(Currency, z.number().int().min(0))
+      .optional()
+      .describe('fixed: the amount off in each currency, in minor units: {usd: 500, eur: 450}'),
+    amount: z.number().int().min(0).optional().describe('fixed, in one currency (older files): the amount off, in minor units; amounts takes several'),
+    currency: Currency.optional().describe('fixed, with amount: its currency'),
     basis_points: z.number().int().min(1).max(10_000).optional().describe('percentage: 1000 is 10 %'),
     duration: z.enum(['once', 'forever', 'repeating']),
     duration_in_months: z.number().int().min(1).nullable().default(null),
@@ -209,7 +213,8 @@ export const Discount = z
     products: z.array(Ref('product')).default([]).describe('None: the discount applies to every product'),
     metadata: Metadata,
   })
-  .strict();
+  .strict()
+  .refine((discount) => discount.amounts === undefined || discount.amount === undefined, { message: 'Give amounts, or amount with currency, not both', path: ['amounts'] });
 export type Discount = z.infer<typeof Discount>;
 
 export const Webhook = z

@@ -300,6 +300,20 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     await expect(polar().checkoutLinks.get(link.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 
+  it('subscribes a customer to a free product without a checkout, and labels event types', async () => {
+    // SDK 1.x's create types leave out the free price Polar's server still takes, hence the cast.
+    const free = await polar().products.create({ name: `Free ${tag}`, recurring_interval: 'month', prices: [{ amount_type: 'free' } as never] });
+    const customer = await polar().customers.create({ email: `free-${tag}@example.com`, external_id: `free-${tag}` });
+    const subscription = await polar().subscriptions.create({ product_id: free.id, customer_id: customer.id });
+    expect(subscription).toMatchObject({ product_id: free.id, customer_id: customer.id, status: 'active', amount: 0 });
+
+    await polar().events.ingest({ events: [{ name: `signup-${tag}`, external_customer_id: `free-${tag}` }] });
+    const types = await polar().eventTypes.list({});
+    const type = types.items.find((item) => item.name === `signup-${tag}`)!;
+    expect(type).toBeDefined();
+    expect((await polar().eventTypes.update(type.id!, { label: `Sign-up ${tag}` })).label).toBe(`Sign-up ${tag}`);
+  });
+
   it('creates an organization for a signed-in user', async () => {
     const user = validated(CLIENTS[version]({ accessToken: sessionToken, baseUrl: tilld.url, timeout: 60 }), version);
     const created = await user.organizations.create({ name: `Second ${tag}`, slug: `second-${tag.replace(/\W/g, '')}` });

@@ -23,14 +23,17 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   CHECKOUT_NOT_OPEN: { status: 403, error: 'NotOpenCheckout' },
   CHECKOUT_EXPIRED: { status: 410, error: 'ExpiredCheckoutError' },
   SUBSCRIPTION_ALREADY_CANCELED: { status: 403, error: 'AlreadyCanceledSubscription' },
+  SUBSCRIPTION_ENDED: { status: 410, error: 'ResourceUnavailable' },
   SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },
   PAYMENT_METHOD_IN_USE: { status: 400, error: 'PaymentMethodInUseByActiveSubscription' },
   PAYMENT_METHOD_SETUP_FAILED: { status: 400, error: 'PaymentMethodSetupFailed' },
   INVALID_CUSTOMER_EMAIL_UPDATE: { status: 401, error: 'InvalidCustomerEmailUpdate' },
   SUBSCRIPTION_PLAN_UPDATE_NOT_ALLOWED: { status: 403, error: 'UpdateSubscriptionPlanNotAllowed' },
   ORDER_REFUNDED_ALREADY: { status: 403, error: 'RefundedAlready' },
+  REVOKE_BENEFITS_NOT_ALLOWED: { status: 400, error: 'RevokeSubscriptionBenefitsProhibited' },
   ORDER_NOT_ELIGIBLE_FOR_INVOICE: { status: 409, error: 'OrderNotEligibleForInvoice' },
   MISSING_INVOICE_BILLING_DETAILS: { status: 422, error: 'MissingInvoiceBillingDetails' },
+  RECEIPT_NOT_ALLOCATED: { status: 404, error: 'ReceiptNotAllocated' },
 };
 
 /** One item of a 422's `detail`, as Polar (FastAPI) writes it. */

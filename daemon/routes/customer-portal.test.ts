@@ -372,7 +372,8 @@ describe('/v1/customer-portal plan changes, through the SDK', () => {
       // Polar answers this 403 under a name SDK 0.49 does not list for the operation, so the SDK cannot parse it there either.
       await expect(portal.customerPortal.subscriptions.update({ customerSession: token }, { id: dan.subscriptionId, customerSubscriptionUpdate: { productId: max } })).rejects.toBeInstanceOf(ResponseValidationError);
       await expect(previewCustomerPlanChange(previewDeps(), principal(dan.customerId), dan.subscriptionId, max)).rejects.toMatchObject({ code: 'SUBSCRIPTION_PLAN_UPDATE_NOT_ALLOWED' });
-      // Cancelling stays open to the customer.
+      // Cancelling, and taking it back, stay open to the customer.
+      expect((await v1(token, 'PATCH', `/customer-portal/subscriptions/${dan.subscriptionId}`, { cancel_at_period_end: true })).status).toBe(200);
       expect((await v1(token, 'PATCH', `/customer-portal/subscriptions/${dan.subscriptionId}`, { cancel_at_period_end: false })).status).toBe(200);
     }
     expect((await settings({ subscription_settings: { allow_customer_updates: true }, customer_portal_settings: { subscription: { update_plan: true, update_seats: true } } })).status).toBe(200);

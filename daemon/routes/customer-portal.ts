@@ -455,12 +455,11 @@ export const customerPortalRoutes = [
     method: 'get',
     path: '/v1/customer-portal/orders/:id/receipt',
     operationId: 'customer_portal:orders:receipt',
-    summary: 'A link to the receipt PDF of one of the customer’s paid orders, valid one hour; 202 without a body while it is not paid',
+    summary: 'A link to the receipt PDF of one of the customer’s paid orders, valid one hour; 404 ReceiptNotAllocated while it is not paid',
     tag: TAG,
     scopes: SCOPES,
     portal: true,
     params: IdParams,
-    acceptedWhenNull: true,
     handler: async ({ customer, params, deps }) => {
       await (await ownOrder(deps, customer))(params.id);
       return receiptLink(deps.db, orderAccess(customer), params.id, { baseUrl: deps.baseUrl, secret: await secretOf(deps), now: deps.clock.now() });

@@ -90,6 +90,21 @@ describe('/v1/orders', () => {
     expect(order.invoiceNumber).toMatch(/^ORDERWORKS.*-\d{4}$/);
   });
 
+  it('lists by status and by creation time (status, created_after, created_before, as Polar filters the list)', async () => {
+    const before = new Date(Date.now() - 1000);
+    const { id } = await paidOrder({ metadata: { batch: 'filters' } });
+    const after = new Date(Date.now() + 1000);
+    const listed = async (query: string) => (await (await v1(owner.token, 'GET', `/orders/?metadata[batch]=filters&${query}`)).json()).items.map((o: { id: string }) => o.id);
+    expect(await listed('status=paid')).toEqual([id]);
+    expect(await listed('status=refunded&status=pending')).toEqual([]);
+    expect(await listed(`created_after=${before.toISOString()}&created_before=${after.toISOString()}`)).toEqual([id]);
+    expect(await listed(`created_after=${after.toISOString()}`)).toEqual([]);
+    expect(await listed(`created_before=${before.toISOString()}`)).toEqual([]);
+    const bad = await v1(owner.token, 'GET', '/orders/?status=lost');
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).detail[0].loc.slice(0, 2)).toEqual(['query', 'status']);
+  });
+
   it('answers 404 ResourceNotFound for an unknown order and for another organization’s order', async () => {
     const other = await signUp(daemon.url, { name: 'Otto Other' });
     await createOrganization(other, 'Elsewhere');
@@ -141,11 +156,15 @@ describe('/v1/orders', () => {
     expect((await polarSdk(daemon.url, owner.token).orders.get({ id })).billingName).toBe('Ada L.');
   });
 
-  it('lets a token with orders:read read but not update', async () => {
+  it('lets a token with orders:read read and generate the invoice, but not update', async () => {
     const token = await mint(['orders:read']);
     const { id } = await paidOrder();
     expect((await v1(token, 'GET', `/orders/${id}`)).status).toBe(200);
     expect((await v1(token, 'PATCH', `/orders/${id}`, { billing_name: 'X' })).status).toBe(403);
+    // Generating the invoice needs only orders:read, as in Polar.
+    expect((await v1(owner.token, 'PATCH', `/orders/${id}`, { billing_name: 'Ada Lovelace', billing_address: ADDRESS })).status).toBe(200);
+    expect((await v1(token, 'POST', `/orders/${id}/invoice`)).status).toBe(202);
+    expect((await v1(token, 'GET', `/orders/${id}`).then((r) => r.json())).is_invoice_generated).toBe(true);
   });
 });
 
@@ -208,7 +227,7 @@ describe('order invoices', () => {
 });
 
 describe('order receipts', () => {
-  it('hands out a signed link to the receipt PDF of a paid order (orders.receipt), without billing details, and 202 for an order not paid yet', async () => {
+  it('hands out a signed link to the receipt PDF of a paid order (orders.receipt), without billing details, and 404 ReceiptNotAllocated for an order not paid yet', async () => {
     const { id } = await paidOrder();
     const polar = polarSdk(daemon.url, owner.token);
     const order = await polar.orders.get({ id });
@@ -233,10 +252,11 @@ describe('order receipts', () => {
         netAmount: 500, taxAmount: 0, totalAmount: 500, status: 'pending', paymentId: null, billingName: null, billingAddress: null, metadata: {}, customFieldData: {},
       }),
     );
-    const accepted = await v1(owner.token, 'GET', `/orders/${pending.id}/receipt`);
-    expect(accepted.status).toBe(202);
-    expect(await accepted.text()).toBe('');
-    expect(await polar.orders.receipt({ id: pending.id })).toBeUndefined();
+    // Not paid, so no receipt allocated: 404 ReceiptNotAllocated, as Polar (its 202 means a receipt being rendered).
+    const notYet = await v1(owner.token, 'GET', `/orders/${pending.id}/receipt`);
+    expect(notYet.status).toBe(404);
+    expect(await notYet.json()).toMatchObject({ error: 'ReceiptNotAllocated', code: 'RECEIPT_NOT_ALLOCATED' });
+    await expect(polar.orders.receipt({ id: pending.id })).rejects.toThrow();
     const stranger = await signUp(daemon.url, { name: 'Rita Receipts' });
     expect((await v1(stranger.token, 'GET', `/orders/${id}/receipt`)).status).toBe(404);
   });

@@ -94,12 +94,13 @@ describe('POST /v1/refunds', () => {
     expect(await orderRow(id)).toMatchObject({ status: 'paid', refunded_amount: 0 });
   });
 
-  it('refuses revoke_benefits on a subscription order', async () => {
+  it('refuses revoke_benefits on a subscription order with Polar\'s 400 RevokeSubscriptionBenefitsProhibited, refunding nothing', async () => {
     const { id } = await paidOrder({ subscriptionId: null });
     await daemon.db('orders').where({ id }).update({ subscription_id: 'sub-1' });
     const res = await v1(owner.token, 'POST', '/refunds/', { order_id: id, amount: 10, reason: 'other', revoke_benefits: true });
-    expect(res.status).toBe(422);
-    expect((await res.json()).detail[0].loc).toEqual(['body', 'revoke_benefits']);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'RevokeSubscriptionBenefitsProhibited', code: 'REVOKE_BENEFITS_NOT_ALLOWED' });
+    expect(await daemon.db('refunds').where({ order_id: id })).toEqual([]);
   });
 
   it('needs refunds:write, and hides another organization’s orders', async () => {

@@ -88,8 +88,16 @@ describe('/v1/subscriptions', () => {
     expect(canceled.endsAt).toEqual(canceled.currentPeriodEnd);
     expect(canceled.canceledAt).not.toBeNull();
 
+    // As Polar: canceling again while a cancellation is pending is 403 and changes nothing.
+    await expect(sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: 'unused' } })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
+    expect(await sdk.subscriptions.get({ id })).toMatchObject({ customerCancellationReason: 'too_expensive', customerCancellationComment: 'Pricey' });
+
     const uncanceled = await sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: false } });
     expect(uncanceled).toMatchObject({ cancelAtPeriodEnd: false, endsAt: null, canceledAt: null, customerCancellationReason: null });
+    // Nothing left to take back: 400, as Polar.
+    const again = await v1(owner.token, 'PATCH', `/subscriptions/${id}`, { cancel_at_period_end: false });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ error: 'BadRequest', code: 'SUBSCRIPTION_NOT_CANCELING' });
 
     await sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
     await advance('+32d');
@@ -104,7 +112,14 @@ describe('/v1/subscriptions', () => {
       'subscription.updated', 'subscription.canceled',
       'subscription.updated', 'subscription.revoked',
     ]);
-    await expect(sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: false } })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
+    // An ended subscription has nothing to take back: 410 ResourceUnavailable, as Polar; nor can it be canceled again.
+    const gone = await v1(owner.token, 'PATCH', `/subscriptions/${id}`, { cancel_at_period_end: false });
+    expect(gone.status).toBe(410);
+    expect(await gone.json()).toMatchObject({ error: 'ResourceUnavailable', code: 'SUBSCRIPTION_ENDED' });
+    await expect(sdk.subscriptions.update({ id, subscriptionUpdate: { cancelAtPeriodEnd: true } })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
+    // Polar's `active` filter: an ended subscription is listed under active=false, not under active=true.
+    expect((await sdk.subscriptions.list({ productId: plan.id, active: false })).result.items.map((s) => s.id)).toEqual([id]);
+    expect((await sdk.subscriptions.list({ productId: plan.id, active: true })).result.items).toEqual([]);
   });
 
   it("lists a customer as active (customers.list active) while it holds a billable subscription, and as not active once it is revoked", async () => {
@@ -268,5 +283,28 @@ describe('/v1/subscriptions', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => v1(owner.token, 'DELETE', `/subscriptions/${id}`)));
     expect(answers.map((res) => res.status).sort()).toEqual([200, 403, 403, 403, 403, 403, 403, 403, 403, 403]);
     expect((await eventTypes(id)).filter((type) => type === 'subscription.revoked')).toHaveLength(1);
+  });
+
+  it('filters as Polar: active is trialing or active (not past due), not active is canceled or unpaid, and started_after/before bound the start', async () => {
+    // An organization of its own: its test clock moves without moving this file's other subscriptions.
+    const shop = await createOrganization(owner, 'Past Due Shop');
+    expect((await v1(owner.token, 'PATCH', `/organizations/${shop}/clock`, { sandbox: true })).status).toBe(200);
+    const product = await sdk.products.create({ organizationId: shop, name: 'Dunned', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 700 }] } as ProductCreate);
+    const checkout = await sdk.checkouts.create({ products: [product.id], customerEmail: 'late@example.com' });
+    // Paid at the checkout, declined off-session at the renewal: past due.
+    await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_chargeCustomerFail', customerBillingAddress: { country: 'NL' } } });
+    const id = (await sdk.checkouts.get({ id: checkout.id })).subscriptionId!;
+    const started = (await sdk.subscriptions.get({ id })).startedAt!;
+    expect((await v1(owner.token, 'POST', `/organizations/${shop}/clock/advance`, { by: '+32d' })).status).toBe(200);
+    await expect.poll(async () => (await sdk.subscriptions.get({ id })).status).toBe('past_due');
+
+    const listed = async (query: string) => (await (await v1(owner.token, 'GET', `/subscriptions/?organization_id=${shop}&${query}`)).json()).items.map((s: { id: string }) => s.id);
+    expect(await listed('active=true')).toEqual([]);
+    expect(await listed('active=false')).toEqual([]);
+    expect(await listed('status=past_due')).toEqual([id]);
+    expect(await listed(`started_after=${new Date(started.getTime() - 1000).toISOString()}`)).toEqual([id]);
+    expect(await listed(`started_after=${new Date(started.getTime() + 1000).toISOString()}`)).toEqual([]);
+    expect(await listed(`started_before=${new Date(started.getTime() + 1000).toISOString()}`)).toEqual([id]);
+    expect((await v1(owner.token, 'GET', '/subscriptions/?started_after=yesterday')).status).toBe(422);
   });
 });

@@ -45,6 +45,8 @@ const ListFilters = z.object({
   customer_cancellation_reason: oneOrMany(z.enum(CANCELLATION_REASONS)).optional(),
   canceled_at_after: Timestamp.optional(),
   canceled_at_before: Timestamp.optional(),
+  started_after: Timestamp.optional(),
+  started_before: Timestamp.optional(),
 });
 
 function listFilter(principal: Principal, query: z.infer<typeof ListFilters>, rawQuery: Record<string, unknown>): SubscriptionFilter {
@@ -59,6 +61,8 @@ function listFilter(principal: Principal, query: z.infer<typeof ListFilters>, ra
     active: query.active,
     cancelAtPeriodEnd: query.cancel_at_period_end,
     cancellationReasons: query.customer_cancellation_reason,
+    startedAfter: query.started_after,
+    startedBefore: query.started_before,
     canceledAtAfter: query.canceled_at_after,
     canceledAtBefore: query.canceled_at_before,
     metadata: parseInput(MetadataQuery, metadataFilters(rawQuery), 'query'),
@@ -101,14 +105,11 @@ export const subscriptionRoutes = [
     scopes: READ,
     csv: true,
     query: ListFilters.extend({
-      started_after: Timestamp.optional(),
-      started_before: Timestamp.optional(),
       timezone: ExportTimeZone,
       columns: oneOrMany(z.enum(SUBSCRIPTION_EXPORT_COLUMN_NAMES)).optional(),
     }),
     handler: async ({ principal, query, rawQuery, deps }) => {
-      const filter = { ...listFilter(principal, query, rawQuery), startedAfter: query.started_after, startedBefore: query.started_before };
-      return exportSubscriptions(deps.db, filter, { timeZone: query.timezone, columns: query.columns });
+      return exportSubscriptions(deps.db, listFilter(principal, query, rawQuery), { timeZone: query.timezone, columns: query.columns });
     },
   }),
   defineRoute({

@@ -31,8 +31,8 @@ export const subscriptions: ResourceSpec = {
       param: 'status',
       repeatable: true,
     },
-    { flags: '--active', description: 'only running ones (trialing, active, past_due)', param: 'active' },
-    { flags: '--no-active', description: 'only ended ones', param: 'active' },
+    { flags: '--active', description: 'only active ones (trialing, active; as Polar, not past_due)', param: 'active' },
+    { flags: '--no-active', description: 'only ended ones (canceled, unpaid)', param: 'active' },
     { flags: '--cancel-at-period-end', description: 'only those set to cancel at the period end', param: 'cancel_at_period_end' },
   ],
   fields: [

@@ -107,11 +107,12 @@ export async function invoiceLink(db: Database, baseClock: Clock, access: Access
 
 /**
  * GET /v1/orders/{id}/receipt: a link to the receipt of a paid order (no billing details needed, as Polar's
- * receipts); null for an order not paid yet, which has no receipt (Polar answers 202 then).
+ * receipts). An order not paid yet has no receipt: 404 ReceiptNotAllocated, as Polar answers until a payment
+ * allocates one (its 202 means a receipt being rendered, which Till's, rendered on request, never is).
  */
-export async function receiptLink(db: Database, access: Access, id: string, link: { baseUrl: string; secret: string; now: Date }): Promise<{ url: string } | null> {
+export async function receiptLink(db: Database, access: Access, id: string, link: { baseUrl: string; secret: string; now: Date }): Promise<{ url: string }> {
   const order = await findWritable(db, access, id);
-  if (order.status === 'pending') return null;
+  if (order.status === 'pending') throw new CoreError('not_found', 'RECEIPT_NOT_ALLOCATED', `No receipt allocated for order ${order.id}: it is not paid yet.`);
   return { url: signedInvoiceUrl(link.baseUrl, link.secret, order.id, link.now, 'receipt') };
 }
 

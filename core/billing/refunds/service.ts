@@ -42,7 +42,8 @@ function refusal(order: StoredOrder, input: RefundCreate): CoreError | undefined
   if (order.status === 'refunded') return new CoreError('forbidden', 'ORDER_REFUNDED_ALREADY', 'The order is already fully refunded');
   if (!REFUNDABLE_STATUSES.includes(order.status)) return new CoreError('conflict', 'ORDER_NOT_PAID', `The order is ${order.status}: only a paid order can be refunded`);
   if (input.revoke_benefits && order.subscriptionId) {
-    return invalid('REVOKE_BENEFITS_NOT_ALLOWED', 'revoke_benefits', 'revoke_benefits is only allowed for a one-time purchase; a subscription’s benefits are revoked when it is revoked');
+    // Polar's 400 RevokeSubscriptionBenefitsProhibited, not a validation error: the body is valid, the order is not.
+    return new CoreError('bad_request', 'REVOKE_BENEFITS_NOT_ALLOWED', 'Subscription benefits can only be revoked upon cancellation: revoke_benefits is for one-time purchases; a subscription’s benefits are revoked when it is revoked');
   }
   const refundable = refundableAmount(order);
   if (input.amount > refundable) {

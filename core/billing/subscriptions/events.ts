@@ -6,16 +6,20 @@ import { viewsOf } from './relations.js';
 import type { Subscription } from './schema.js';
 import { serializeSubscription } from './serialize.js';
 
+/** Polar's `subscription.active`: the statuses that give the customer access, a trial included. */
+const givesAccess = (s: Subscription) => s.status === 'trialing' || s.status === 'active';
+
 /**
  * The webhook events a change of a subscription makes, in Polar's order: subscription.created or .updated,
- * then what the change means — .active when it starts being paid for, .canceled when it is set to end (or ends
+ * then what the change means — .active when it starts giving access (a trial counts, as in Polar: a trial's start
+ * sends it, its end does not; a past-due subscription paid again sends it again), .canceled when it is set to end (or ends
  * without having been set to), .uncanceled when that is taken back, .past_due when a renewal's charge is declined,
  * .revoked when it ends for good.
  */
 export function eventTypesOf(previous: Subscription | null, next: Subscription): WebhookEventType[] {
-  if (previous === null) return next.status === 'active' ? ['subscription.created', 'subscription.active'] : ['subscription.created'];
+  if (previous === null) return givesAccess(next) ? ['subscription.created', 'subscription.active'] : ['subscription.created'];
   const types: WebhookEventType[] = ['subscription.updated'];
-  if (next.status === 'active' && previous.status !== 'active') types.push('subscription.active');
+  if (givesAccess(next) && !givesAccess(previous)) types.push('subscription.active');
   const ended = next.status === 'canceled' && previous.status !== 'canceled';
   if ((next.cancelAtPeriodEnd && !previous.cancelAtPeriodEnd) || (ended && !previous.cancelAtPeriodEnd)) types.push('subscription.canceled');
   if (previous.cancelAtPeriodEnd && !next.cancelAtPeriodEnd && !ended) types.push('subscription.uncanceled');

@@ -176,7 +176,12 @@ export interface SubscriptionFilter {
   metadata: Record<string, string[]>;
 }
 
-const RUNNING: readonly SubscriptionStatus[] = ['trialing', 'active', 'past_due'];
+/**
+ * Polar's `active` filter: true is the statuses that give access (trialing, active); false is the ended ones
+ * (canceled, unpaid). A subscription past due, or incomplete, is in neither.
+ */
+const ACTIVE: readonly SubscriptionStatus[] = ['trialing', 'active'];
+const ENDED: readonly SubscriptionStatus[] = ['canceled', 'unpaid'];
 
 function filtered(db: Executor, filter: SubscriptionFilter) {
   const query = db(TABLE).whereIn(`${TABLE}.organization_id`, [...filter.organizationIds]);
@@ -187,8 +192,7 @@ function filtered(db: Executor, filter: SubscriptionFilter) {
   }
   if (filter.discountIds) query.whereIn(`${TABLE}.discount_id`, [...filter.discountIds]);
   if (filter.statuses) query.whereIn(`${TABLE}.status`, [...filter.statuses]);
-  if (filter.active === true) query.whereIn(`${TABLE}.status`, [...RUNNING]);
-  if (filter.active === false) query.whereNotIn(`${TABLE}.status`, [...RUNNING]);
+  if (filter.active !== undefined) query.whereIn(`${TABLE}.status`, [...(filter.active ? ACTIVE : ENDED)]);
   if (filter.cancelAtPeriodEnd !== undefined) query.where(`${TABLE}.cancel_at_period_end`, filter.cancelAtPeriodEnd);
   if (filter.cancellationReasons) query.whereIn(`${TABLE}.customer_cancellation_reason`, [...filter.cancellationReasons]);
   if (filter.canceledAtAfter) query.where(`${TABLE}.canceled_at`, '>', toDbTime(filter.canceledAtAfter));

@@ -57,14 +57,16 @@ async function change(deps: SubscriptionDeps, access: Access, id: string, apply:
 /** Cancel at the period's end (with the customer's reason and comment), or take a pending cancellation back. */
 function cancelOrUncancel(deps: SubscriptionDeps, access: Access, id: string, input: Extract<SubscriptionUpdate, { kind: 'cancel' }>) {
   return change(deps, access, id, async (s, now) => {
-    if (isTerminal(s.status) || s.status === 'unpaid') throw alreadyCanceled();
     const reason = input.customer_cancellation_reason === undefined ? s.customerCancellationReason : input.customer_cancellation_reason;
     const comment = input.customer_cancellation_comment === undefined ? s.customerCancellationComment : input.customer_cancellation_comment;
     if (input.cancel_at_period_end) {
+      // As Polar: a subscription that has ended, or will at the period's end, cannot be canceled again (403).
+      if (isTerminal(s.status) || s.status === 'unpaid' || s.cancelAtPeriodEnd || s.endsAt) throw alreadyCanceled();
       return { ...s, cancelAtPeriodEnd: true, canceledAt: s.canceledAt ?? now, endsAt: s.currentPeriodEnd, customerCancellationReason: reason, customerCancellationComment: comment, modifiedAt: now };
     }
-    // Uncancel: nothing to take back unless a cancellation is pending.
-    if (!s.cancelAtPeriodEnd) return undefined;
+    // Uncancel, as Polar answers it: 410 once the subscription has ended, 400 when no cancellation is pending.
+    if (isTerminal(s.status) || s.status === 'unpaid') throw new CoreError('conflict', 'SUBSCRIPTION_ENDED', 'This subscription has ended: there is no cancellation to take back.');
+    if (!s.cancelAtPeriodEnd) throw new CoreError('bad_request', 'SUBSCRIPTION_NOT_CANCELING', 'This subscription is not set to cancel: there is nothing to take back.');
     return { ...s, cancelAtPeriodEnd: false, canceledAt: null, endsAt: null, customerCancellationReason: null, customerCancellationComment: null, modifiedAt: now };
   });
 }

@@ -31,7 +31,7 @@ const ALL_SCOPES = [
   'meters:read', 'meters:write', 'events:read', 'events:write',
   'orders:read', 'orders:write', 'refunds:read', 'refunds:write',
   'license_keys:read', 'license_keys:write',
-  'checkouts:read', 'checkouts:write',
+  'checkouts:read', 'checkouts:write', 'checkout_links:read', 'checkout_links:write',
   'subscriptions:read', 'subscriptions:write',
   'metrics:read', 'payments:read', 'disputes:read', 'disputes:write',
 ];
@@ -57,6 +57,8 @@ const BODIES: Record<string, unknown> = {
   'orders:update': { billing_name: 'Hijacked' },
   'license_keys:update': { status: 'disabled' },
   'checkouts:update': { metadata: { hijacked: true } },
+  'checkout-links:update': { label: 'Hijacked' },
+  'event-types:update': { label: 'Hijacked' },
   'subscriptions:update': { cancel_at_period_end: true },
 };
 
@@ -117,6 +119,9 @@ beforeAll(async () => {
     ids.products = (await polar.products.create({ organizationId: aliceOrg, name: 'Book', prices: [{ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd' }] } as never)).id;
   }
   ids.checkouts = (await polar.checkouts.create({ products: [ids.products!] })).id;
+  ids['checkout-links'] = (await polar.checkoutLinks.create({ paymentProcessor: 'stripe', products: [ids.products!] })).id;
+  // A user event's type gets its id when the names are first listed.
+  ids['event-types'] = (await polar.eventTypes.list({ organizationId: aliceOrg, source: 'user' })).result.items.find((type) => type.name === 'tenancy')!.id!;
   ids['tax-rates'] = (await (await fetch(`${daemon.url}/v1/tax-rates`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ organization_id: aliceOrg, country: 'FR', basis_points: 2000 }) })).json()).id;
   const download = await uploadDownloadable(daemon, alice.token, aliceOrg, Buffer.from('tenancy download'));
   const licensed = await seedProductWithBenefits(daemon, alice.token, aliceOrg, [

@@ -1,32 +1,11 @@
 import { serializeCheckoutProduct } from '../checkouts/serialize.js';
-import { serializeDiscountTerms } from '../discounts/serialize.js';
-import type { StoredDiscount } from '../discounts/schema.js';
+import { serializeDiscountMinimal } from '../discounts/serialize.js';
 import { serializePrice } from '../products/serialize.js';
 import type { CheckoutLinkView } from './service.js';
 
 /** The link's public URL: following it opens a fresh checkout (Polar's CHECKOUT_BASE_URL). */
 export const checkoutLinkUrl = (baseUrl: string, clientSecret: string) => `${baseUrl.replace(/\/$/, '')}/v1/checkout-links/${clientSecret}/redirect`;
 
-/** Polar's DiscountMinimal (CheckoutLinkDiscount): a discount without its product list. */
-function serializeLinkDiscount(discount: StoredDiscount) {
-  return {
-    id: discount.id,
-    created_at: discount.createdAt.toISOString(),
-    modified_at: discount.modifiedAt?.toISOString() ?? null,
-    metadata: discount.metadata,
-    name: discount.name,
-    code: discount.code,
-    type: discount.type,
-    duration: discount.duration,
-    ...(discount.duration === 'repeating' ? { duration_in_months: discount.durationInMonths } : {}),
-    ...serializeDiscountTerms(discount),
-    starts_at: discount.startsAt?.toISOString() ?? null,
-    ends_at: discount.endsAt?.toISOString() ?? null,
-    max_redemptions: discount.maxRedemptions,
-    redemptions_count: discount.redemptionsCount,
-    organization_id: discount.organizationId,
-  };
-}
 
 /**
  * Polar's CheckoutLink (the one place its wire shape is written). Like Polar, it still carries the deprecated
@@ -54,7 +33,7 @@ export function serializeCheckoutLink(link: CheckoutLinkView, baseUrl: string) {
     units: null,
     organization_id: link.organizationId,
     products,
-    discount: link.discount ? serializeLinkDiscount(link.discount) : null,
+    discount: link.discount ? serializeDiscountMinimal(link.discount) : null,
     url: checkoutLinkUrl(baseUrl, link.clientSecret),
     product_id: first?.id ?? null,
     product_price_id: first?.prices[0]?.id ?? null,

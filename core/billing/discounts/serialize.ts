@@ -1,5 +1,5 @@
 import { serializeProductBase } from '../products/serialize.js';
-import { legacyAmount, type Discount, type DiscountTerms } from './schema.js';
+import { legacyAmount, type Discount, type DiscountTerms, type StoredDiscount } from './schema.js';
 
 /**
  * A discount's terms as Polar writes them, in every API version: a fixed discount's `amounts` per currency and,
@@ -17,6 +17,11 @@ export function serializeDiscountTerms(discount: DiscountTerms & { organizationC
  * `currency` and `amounts` (all three required), a percentage one `basis_points`.
  */
 export function serializeDiscount(discount: Discount) {
+  return { ...serializeDiscountMinimal(discount), max_redemptions_per_customer: null, products: discount.products.map(serializeProductBase) };
+}
+
+/** Polar's DiscountMinimal: a discount without its product list (what a checkout link embeds). */
+export function serializeDiscountMinimal(discount: StoredDiscount) {
   return {
     id: discount.id,
     created_at: discount.createdAt.toISOString(),
@@ -31,10 +36,8 @@ export function serializeDiscount(discount: Discount) {
     starts_at: discount.startsAt?.toISOString() ?? null,
     ends_at: discount.endsAt?.toISOString() ?? null,
     max_redemptions: discount.maxRedemptions,
-    max_redemptions_per_customer: null,
     redemptions_count: discount.redemptionsCount,
     organization_id: discount.organizationId,
-    products: discount.products.map(serializeProductBase),
   };
 }
 export type DiscountWire = ReturnType<typeof serializeDiscount>;

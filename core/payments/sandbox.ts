@@ -300,7 +300,7 @@ export function createSandboxProcessor(options: SandboxOptions): SandboxProcesso
         expYear = input.expYear < 100 ? 2000 + input.expYear : input.expYear;
       }
       return {
-        processorMethodId: `${METHOD_PREFIX}${CODE_OF[card.behaviour]}_${randomBytes(9).toString('base64url')}`,
+        processorMethodId: `${METHOD_PREFIX}${CODE_OF[card.behaviour]}_${randomBytes(9).toString('hex')}`,
         processorCustomerId: null,
         brand: card.brand,
         last4: card.last4,

@@ -213,8 +213,11 @@ describe('the customer portal in Chromium', () => {
       await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Connect your GitHub account' }).click()]);
       expect(page.url()).toBe(`${daemon.url}/portal/${slug}?connected=github`);
       await expect.poll(() => github.invitations('lantern-software', 'source').some((invitation) => invitation.login === login), { timeout: 30_000 }).toBe(true);
-      const [grant] = (await seller.benefitGrants.list({ customerId: bought.customerId, isGranted: true })).result.items.filter((g) => g.benefit.type === 'github_repository');
-      expect(grant).toBeDefined();
+      // The invitation is sent before the grant's own row is written: wait for the grant to read as granted.
+      const grantedRepository = async () =>
+        (await seller.benefitGrants.list({ customerId: bought.customerId, isGranted: true, limit: 100 })).result.items.find((g) => g.benefit.type === 'github_repository');
+      await expect.poll(grantedRepository).toBeDefined();
+      const grant = await grantedRepository();
       await receiver.waitFor(() => hooks().some((e) => e.type === 'benefit_grant.updated' && e.data.id === grant!.id));
       expect(await seller.customers.get({ id: bought.customerId })).toMatchObject({ id: bought.customerId });
       await page.reload();

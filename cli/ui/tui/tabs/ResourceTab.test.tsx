@@ -256,3 +256,35 @@ describe('the Webhooks and Deliveries tabs', () => {
     await app.showing('Webhook endpoints (d: their recent deliveries)');
   });
 });
+
+describe('a list whose filter changes quickly', () => {
+  it('shows the answer of the filter now chosen, not a slower answer of one passed on the way', async () => {
+    // The "past due" list answers last: before, its empty answer replaced the "canceled" list it came after.
+    let releasePastDue: () => void = () => undefined;
+    const pastDueHeld = new Promise<void>((resolve) => (releasePastDue = resolve));
+    let pastDueAnswered = false;
+    const fake = fakeBackend(async ({ path }: Sent) => {
+      if (!path.startsWith('/v1/subscriptions/')) return { items: [] };
+      if (path.includes('status=past_due')) {
+        await pastDueHeld;
+        setImmediate(() => (pastDueAnswered = true));
+        return { items: [] };
+      }
+      const canceled = { id: 'sub_1', status: 'canceled', customer: { email: 'ada@example.com' }, product: { name: 'Pro plan' }, amount: 1500, currency: 'usd', recurring_interval: 'month' };
+      return { items: path.includes('status=canceled') ? [canceled] : [] };
+    });
+    const app = renderApp(fake.backend, { tab: 'Subscriptions' });
+    cleanup = app.unmount;
+    await app.showing('No subscriptions here.');
+    // all → active → canceling → past due → canceled, pressed at once.
+    await app.press('s', 's', 's', 's');
+    await until(() => fake.sent.some((request) => request.path.includes('status=canceled')), 'the canceled list to be asked for');
+    await app.showing(/1 subscriptions \(canceled\)/);
+    releasePastDue();
+    await until(() => pastDueAnswered, 'the held answer to be taken');
+    // The held answer is in; a frame drawn from it would come within the app's 5 ms flush: the canceled list stays.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(app.lastFrame()).toMatch(/1 subscriptions \(canceled\)/);
+    expect(app.lastFrame()).toContain('ada@example.com');
+  });
+});

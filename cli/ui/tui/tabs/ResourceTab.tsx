@@ -123,17 +123,23 @@ export function ResourceTab({ config, backend, organizationId, height, setCaptur
     setCaptured(next.kind !== 'list');
   };
 
+  // Each load is numbered: only the latest one's answer is shown. Filters pressed in a row (s, s, s) send a request
+  // each, and an earlier, slower answer must not replace the list of the filter now chosen.
+  const latestLoad = useRef(0);
   const load = useCallback(async () => {
+    const ticket = ++latestLoad.current;
     setLoading(true);
     try {
       const path = config.listPath ? `${config.listPath(organizationId)}${filterQuery ? `&${filterQuery}` : ''}${serverSearch ? `&query=${encodeURIComponent(serverSearch)}` : ''}` : '';
       const items = config.load ? await config.load(backend, organizationId) : (await backend.request<{ items: Row[] }>('GET', path)).items;
+      if (ticket !== latestLoad.current) return;
       setRows(items);
       setSelected((s) => Math.min(s, Math.max(0, items.length - 1)));
     } catch (error) {
+      if (ticket !== latestLoad.current) return;
       setStatus({ text: `Could not load ${config.noun}: ${messageOf(error)}`, error: true });
     } finally {
-      setLoading(false);
+      if (ticket === latestLoad.current) setLoading(false);
     }
   }, [backend, config, organizationId, filterQuery, serverSearch]);
   useEffect(() => void load(), [load]);

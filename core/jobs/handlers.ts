@@ -7,6 +7,7 @@ import { refundJobs } from '../billing/refunds/service.js';
 import { paymentJobs } from '../billing/payments/settle.js';
 import { payLinkJobs } from '../billing/pay-links/jobs.js';
 import { benefitGrantJobs } from '../billing/benefit-grants/sync.js';
+import { productGrantJobs } from '../billing/benefit-grants/product-benefits.js';
 
 /**
  * Every kind of time-driven job Till runs, by kind. Each domain exports its handlers (a record keyed by kind,
@@ -21,4 +22,5 @@ export const JOB_HANDLERS: JobHandlers = {
   ...paymentJobs,
   ...payLinkJobs,
   ...benefitGrantJobs,
+  ...productGrantJobs,
 };

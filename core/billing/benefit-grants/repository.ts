@@ -199,3 +199,39 @@ export async function recordMeterCredit(
     created_at: toDbTime(entry.at),
   });
 }
+
+/** Who holds a product (POST /v1/products/{id}/benefits changed its benefits): its subscriptions and one-time orders. */
+export interface ProductHolders {
+  subscriptions: { id: string; customerId: string; status: string }[];
+  /** Paid one-time orders (refunded ones too), with whether a refund or a resolved dispute took their benefits back. */
+  orders: { id: string; customerId: string; benefitsTakenBack: boolean }[];
+}
+
+export async function holdersOfProduct(db: Executor, productId: string): Promise<ProductHolders> {
+  const liveCustomers = db('customers').select('id').whereNull('deleted_at');
+  const subscriptions = await db('subscriptions')
+    .where({ product_id: productId })
+    .whereNotIn('status', ['incomplete', 'incomplete_expired'])
+    .whereIn('customer_id', liveCustomers)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'customer_id', 'status');
+  const orders = await db('orders')
+    .where({ product_id: productId })
+    .whereNull('subscription_id')
+    .whereIn('status', ['paid', 'partially_refunded', 'refunded'])
+    .whereIn('customer_id', liveCustomers.clone())
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select(
+      'id',
+      'customer_id',
+      db.raw(
+        `(exists (select 1 from refunds r where r.order_id = orders.id and r.revoke_benefits = ? and r.status = 'succeeded')
+          or exists (select 1 from disputes d where d.order_id = orders.id and d.status in ('won', 'lost'))) as taken_back`,
+        [true],
+      ),
+    );
+  return {
+    subscriptions: subscriptions.map((row) => ({ id: String(row.id), customerId: String(row.customer_id), status: String(row.status) })),
+    orders: orders.map((row) => ({ id: String(row.id), customerId: String(row.customer_id), benefitsTakenBack: row.taken_back === true || Number(row.taken_back) === 1 })),
+  };
+}

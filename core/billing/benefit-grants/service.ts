@@ -57,13 +57,15 @@ function afterGrantStep(grant: BenefitGrant, result: Attempt<BenefitGrant['prope
  * customer's state is announced once when anything changed. A benefit that cannot be granted (a provider not
  * configured) leaves its grant with an `error` instead of failing the purchase. `clock` is the organization's
  * clock (organizationClock, or a job's ctx.clock): license key expiry and meter credits are dated by it.
+ * `only` limits it to those of the product's benefits (a product's benefits changed: the new ones).
  */
 export async function grantBenefits(
   trx: Trx,
   clock: Clock,
-  input: { organizationId: string; customerId: string; productId: string; orderId: string | null; subscriptionId: string | null },
+  input: { organizationId: string; customerId: string; productId: string; orderId: string | null; subscriptionId: string | null; only?: readonly string[] },
 ): Promise<void> {
-  const benefitIds = (await linksOf(trx, [input.productId])).get(input.productId)?.benefitIds ?? [];
+  const linked = (await linksOf(trx, [input.productId])).get(input.productId)?.benefitIds ?? [];
+  const benefitIds = input.only ? linked.filter((id) => input.only!.includes(id)) : linked;
   if (benefitIds.length === 0) return;
   const benefits = await findBenefits(trx, input.organizationId, benefitIds);
   const customer = await customerOf(trx, input);
@@ -100,7 +102,7 @@ export async function grantBenefits(
 }
 
 /** Revokes each grant not yet revoked, with its event; then announces each affected customer's state once. */
-async function revokeGrants(trx: Trx, clock: Clock, grants: readonly BenefitGrant[]): Promise<void> {
+export async function revokeGrants(trx: Trx, clock: Clock, grants: readonly BenefitGrant[]): Promise<void> {
   const now = clock.now();
   const customers = new Map<string, Customer | undefined>();
   const changed = new Set<string>();

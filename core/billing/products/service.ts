@@ -1,8 +1,10 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { CoreError } from '../../errors.js';
+import { organizationClock } from '../../jobs/clock.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import { findBenefits } from '../benefits/repository.js';
+import { scheduleProductGrants } from '../benefit-grants/product-benefits.js';
 import { findOrganization } from '../organizations/repository.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
@@ -64,7 +66,8 @@ export async function listProducts(db: Database, filter: ProductFilter, sorting:
 /**
  * Replaces a product's benefits (POST /v1/products/{id}/benefits) with benefits of its organization,
  * in the order given, and announces product.updated. A benefit that is not selectable can be neither
- * added nor removed (Polar keeps those for its own use).
+ * added nor removed (Polar keeps those for its own use). Added and removed benefits are granted to and revoked from
+ * the product's customers by a job (product-benefits.ts), as Polar does.
  */
 export async function updateProductBenefits(context: ProductContext, access: Access, id: string, input: ProductBenefitsUpdate): Promise<Product> {
   return context.db.transaction(async (trx) => {
@@ -82,6 +85,9 @@ export async function updateProductBenefits(context: ProductContext, access: Acc
     }
     if (issues.length) throw invalid(issues);
     await writeBenefits(trx, id, input.benefits);
+    // As Polar, customers who hold the product get the added benefits and lose the removed ones, in a job.
+    const changed = input.benefits.some((b) => !previous.includes(b)) || previous.some((b) => !input.benefits.includes(b));
+    if (changed) await scheduleProductGrants(trx, product.organizationId, id, (await organizationClock(trx, context.clock, product.organizationId)).now());
     return announce(trx, context, product, 'product.updated');
   });
 }

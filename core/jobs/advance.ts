@@ -4,10 +4,12 @@ import { CoreError } from '../errors.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import type { Mailer } from '../mail/mailer.js';
 import { clockState, moveClockForward, offsetClock, saveClockState, type OrganizationClockState } from './clock.js';
-import { claimDueJob, runClaimedJob, type JobHandlers } from './jobs.js';
+import { claimDueJob, jobHeldElsewhere, runClaimedJob, type JobHandlers } from './jobs.js';
 
 /** The most jobs one advance runs: a year of daily work for a few hundred objects, and a stop for runaway loops. */
 export const MAX_JOBS_PER_ADVANCE = 100_000;
+/** How long an advance waits for due jobs another worker is running before it answers without them. */
+export const HELD_JOB_WAIT_MS = 60_000;
 
 export interface AdvanceResult {
   organizationId: string;
@@ -86,9 +88,19 @@ export async function advanceOrganizationClock(
   let jobsRun = 0;
   // A job that fails is retried by later advances or the daemon's runner, not over and over within this one.
   const failed: string[] = [];
+  // How long (in real time) the advance waits, at most, for a due job another worker holds (a hung worker's lease runs out later).
+  const waitUntil = Date.now() + HELD_JOB_WAIT_MS;
   while (jobsRun < MAX_JOBS_PER_ADVANCE) {
     const claimed = await claimDueJob(db, base.now().getTime(), { organizationId, dueByMs: target.getTime(), excludeIds: failed });
-    if (!claimed) break;
+    if (!claimed) {
+      // A job due by the target that the daemon's runner took as it came due (PostgreSQL, or another daemon): the
+      // advance answers once it is done, and runs what it schedules, so its caller sees its effects (a mail, a charge).
+      if (Date.now() < waitUntil && (await jobHeldElsewhere(db, organizationId, target.getTime(), base.now().getTime(), failed))) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      break;
+    }
     await moveTo(claimed.job.runAt.getTime());
     const outcome = await runClaimedJob({ ...deps, onError: (_job, error) => deps.onError?.(error) }, claimed, offsetClock(base, offsetMs));
     jobsRun++;

@@ -208,6 +208,39 @@ describe('test clocks', () => {
     expect(calls).toBe(1);
   });
 
+  it('waits for a due job another worker is running, and runs what that job schedules, before it answers', async () => {
+    const organizationId = await newOrganization();
+    const clock = fixedClock(START);
+    await setSandbox(database.db, clock, organizationId, true);
+    const done: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handlers: JobHandlers = {
+      'test.mail': async (ctx, job) => {
+        await gate;
+        done.push('mail');
+        await scheduleJob(ctx.db, { organizationId: job.organizationId, kind: 'test.follow_up', subjectId: job.subjectId, runAt: addInterval(START, 'day', 2) });
+      },
+      'test.follow_up': async () => void done.push('follow up'),
+    };
+    await scheduleJob(database.db, { organizationId, kind: 'test.mail', subjectId: organizationId, runAt: addInterval(START, 'day', 1) });
+    // The daemon's runner took the job as it came due and is still running it.
+    const held = await claimDueJob(database.db, START.getTime(), { organizationId, dueByMs: addInterval(START, 'day', 1).getTime() });
+    const elsewhere = runClaimedJob({ db: database.db, payments: unusedPayments, baseUrl: 'http://till.test', handlers }, held!, clock);
+    // The other worker finishes once the advance has found the job held (and so could have answered without it).
+    const heldCheck = (query: { sql: string }) => /locked_until_ms[`"]? >= /.test(query.sql) && release();
+    database.db.on('query', heldCheck);
+    try {
+      const result = await advanceOrganizationClock({ db: database.db, clock, payments: unusedPayments, baseUrl: 'http://till.test', handlers }, organizationId, addInterval(START, 'week', 1));
+      expect(done).toEqual(['mail', 'follow up']);
+      expect(result).toMatchObject({ jobsRun: 1, jobsFailed: 0 });
+    } finally {
+      database.db.removeListener('query', heldCheck);
+      release();
+      await elsewhere;
+    }
+  });
+
   it('keeps an advanced organization a sandbox', async () => {
     const organizationId = await newOrganization();
     const clock = fixedClock(START);

@@ -177,6 +177,16 @@ export async function claimDueJob(
 }
 
 /**
+ * Whether a job of the organization due by `dueByMs` (on its clock) is held right now by another worker: a daemon's
+ * runner took it as it came due, and has not finished it.
+ */
+export async function jobHeldElsewhere(db: Executor, organizationId: string, dueByMs: number, nowMs: number, excludeIds: readonly string[] = []): Promise<boolean> {
+  const query = db(TABLE).where({ organization_id: organizationId }).where('run_at_ms', '<=', dueByMs).where('locked_until_ms', '>=', nowMs).first('id');
+  if (excludeIds.length) query.whereNotIn('id', excludeIds);
+  return Boolean(await query);
+}
+
+/**
  * Releases every claim: on SQLite one daemon owns the file, so a claim found at start was left by a previous run
  * that was killed mid-job, and its job is due again at once instead of when the lease runs out. Answers how many.
  */

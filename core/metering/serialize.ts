@@ -2,7 +2,7 @@ import { serializeCustomer, type CustomerWire } from '../billing/customers/seria
 import type { Customer } from '../billing/customers/schema.js';
 import type { EventName } from './events-repository.js';
 import type { CustomerMeter, Meter, StoredEvent } from './schema.js';
-import { METER_CREDITED, METER_RESET } from './schema.js';
+import { SYSTEM_EVENT_LABELS } from './lifecycle.js';
 
 /** The Meter of Polar's API (the one place its wire shape is written). */
 export function serializeMeter(meter: Meter) {
@@ -23,11 +23,12 @@ export function serializeMeter(meter: Meter) {
 }
 export type MeterWire = ReturnType<typeof serializeMeter>;
 
-export const SYSTEM_LABELS: Record<string, string> = { [METER_CREDITED]: 'Meter credited', [METER_RESET]: 'Meter reset' };
+/** Labels of system event names: Polar's (core/metering/lifecycle.ts). */
+export const SYSTEM_LABELS = SYSTEM_EVENT_LABELS;
 
 /**
- * An Event of Polar's API: a UserEvent, or a SystemEvent (meter.credited, meter.reset) whose metadata carries
- * its meter. `customer` is the customer the event is for: by id, or matched later by external id.
+ * An Event of Polar's API: a UserEvent, or a SystemEvent (meter.credited and meter.reset, whose metadata carries
+ * the meter, and the lifecycle events of core/metering/lifecycle.ts). `customer` is the customer the event is for: by id, or matched later by external id.
  */
 export function serializeEvent(event: StoredEvent, customer: Customer | null, childCount: number) {
   return {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { newId, toDbJson, toDbTime, fromDbInt, fromDbJson, fromDbTime } from '../db/columns.js';
+import { recordLifecycleEvents } from '../metering/lifecycle.js';
 
 /** Event types of SPEC §3, announced through webhooks. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -64,12 +65,15 @@ export function onEventCommitted(db: Executor, listener: (organizationId: string
 
 /**
  * Records an event in the outbox. Call it with the transaction that makes the change it reports,
- * so the event exists exactly when the change does.
+ * so the event exists exactly when the change does. The lifecycle changes Polar also reports as system events
+ * (order paid, subscription created, benefit granted, customer created…) get theirs here, in the same transaction;
+ * `previous` (the changed object's fields before the change, wire names) tells what a subscription.updated,
+ * customer.updated or benefit_grant.updated changed.
  */
 export async function recordEvent(
   trx: Knex.Transaction,
   clock: Clock,
-  event: { organizationId: string; type: WebhookEventType; data: unknown },
+  event: { organizationId: string; type: WebhookEventType; data: unknown; previous?: Record<string, unknown> | null },
 ): Promise<OutboxEvent> {
   const now = clock.now();
   const payload: EventPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
@@ -78,6 +82,7 @@ export async function recordEvent(
   // NOTIFY is transactional: other daemons hear it when (and only if) the change commits.
   if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.organizationId]);
   announceOnCommit(trx, event.organizationId);
+  await recordLifecycleEvents(trx, event.organizationId, now, event);
   return { id, organizationId: event.organizationId, payload, createdAt: now };
 }
 

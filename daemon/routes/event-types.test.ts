@@ -42,13 +42,16 @@ describe('/v1/event-types', () => {
 
   it('lists each event name with its statistics, newest first, system events without an id', async () => {
     const page = await sdk.eventTypes.list({ organizationId });
+    // The customer's creation is Polar's lifecycle system event customer.created, written now (the newest).
     expect(page.result.items.map((t) => [t.name, t.source, t.occurrences])).toEqual([
+      ['customer.created', 'system', 1],
       ['meter.reset', 'system', 1],
       ['api_call', 'user', 3],
       ['file_upload', 'user', 1],
     ]);
-    const [reset, apiCall] = page.result.items;
-    expect(reset).toMatchObject({ id: null, createdAt: null, label: 'Meter reset', organizationId });
+    const [created, reset, apiCall] = page.result.items;
+    expect(created).toMatchObject({ id: null, label: 'Customer Created' });
+    expect(reset).toMatchObject({ id: null, createdAt: null, label: 'Meter Reset', organizationId });
     expect(apiCall).toMatchObject({ label: 'api_call', labelPropertySelector: null, firstSeen: at('2026-01-01T10:00:00Z'), lastSeen: at('2026-01-03T10:00:00Z') });
     expect(apiCall.id).toMatch(/^[0-9a-f-]{36}$/);
     // Listed again, a name keeps its type.
@@ -65,7 +68,7 @@ describe('/v1/event-types', () => {
       ['file_upload', 1],
     ]);
     expect((await sdk.eventTypes.list({ externalCustomerId: 'someone-else' })).result.items.map((t) => t.name)).toEqual(['api_call']);
-    expect((await sdk.eventTypes.list({ source: 'system' })).result.items.map((t) => t.name)).toEqual(['meter.reset']);
+    expect((await sdk.eventTypes.list({ source: 'system' })).result.items.map((t) => t.name)).toEqual(['customer.created', 'meter.reset']);
     expect((await sdk.eventTypes.list({ query: 'UPLOAD' })).result.items.map((t) => t.name)).toEqual(['file_upload']);
     const bad = await v1(owner.token, 'GET', '/event-types/?sorting=size');
     expect(bad.status).toBe(422);

@@ -54,7 +54,7 @@ export async function connectGrantAccount(
     };
     if (!(await saveGrantState(trx, next, grant))) throw new CoreError('conflict', 'BENEFIT_GRANT_CHANGED', 'The grant changed meanwhile; try again');
     await scheduleGrantSync(trx, next, now);
-    await emitGrantEvent(trx, clock, 'benefit_grant.updated', next, customer, benefit);
+    await emitGrantEvent(trx, clock, 'benefit_grant.updated', next, customer, benefit, grant);
     return { grant: next, customer, benefit };
   });
 }

@@ -22,9 +22,13 @@ async function customerOf(trx: Trx, grant: { organizationId: string; customerId:
   return (await findCustomers(trx, { id: grant.customerId }, [grant.organizationId]))[0];
 }
 
-/** Records a benefit_grant.* event for the grant in the caller's transaction (outbox). */
-export async function emitGrantEvent(trx: Trx, clock: Clock, type: GrantEvent, grant: BenefitGrant, customer: Customer, benefit: Benefit) {
-  await recordEvent(trx, clock, { organizationId: grant.organizationId, type, data: serializeGrant(grant, customer, benefit) });
+/**
+ * Records a benefit_grant.* event for the grant in the caller's transaction (outbox). `before` is the grant before
+ * the change (null for a new one): whether it was already granted tells Polar's benefit.granted from benefit.updated.
+ */
+export async function emitGrantEvent(trx: Trx, clock: Clock, type: GrantEvent, grant: BenefitGrant, customer: Customer, benefit: Benefit, before: BenefitGrant | null) {
+  const previous = before && { is_granted: stateOf(before) === 'granted' };
+  await recordEvent(trx, clock, { organizationId: grant.organizationId, type, data: serializeGrant(grant, customer, benefit), previous });
 }
 const emit = emitGrantEvent;
 
@@ -95,7 +99,7 @@ export async function grantBenefits(
     const result = await attempt(() => strategyFor(benefit).grant({ trx, now, benefit, grant }), now);
     const next = afterGrantStep(grant, result, now);
     if (!canMove(stateOf(grant), stateOf(next)) || !(await saveGrantState(trx, next, grant))) continue;
-    await emit(trx, clock, created ? 'benefit_grant.created' : 'benefit_grant.updated', next, customer, benefit);
+    await emit(trx, clock, created ? 'benefit_grant.created' : 'benefit_grant.updated', next, customer, benefit, created ? null : grant);
     changed = true;
   }
   if (changed) await announceState(trx, clock, input.organizationId, input.customerId);
@@ -115,7 +119,7 @@ export async function revokeGrants(trx: Trx, clock: Clock, grants: readonly Bene
     const properties = benefit && stateOf(grant) === 'granted' ? await attempt(() => strategyFor(benefit).revoke({ trx, now, benefit, grant }), now) : { ok: true as const, value: grant.properties };
     const next = properties.ok ? revoked(grant, properties.value, now) : { ...revoked(grant, grant.properties, now), error: properties.deferred ? null : properties.error };
     if (!(await saveGrantState(trx, next, grant))) continue;
-    if (benefit && customer) await emit(trx, clock, 'benefit_grant.revoked', next, customer, benefit);
+    if (benefit && customer) await emit(trx, clock, 'benefit_grant.revoked', next, customer, benefit, grant);
     if (customer) changed.add(`${grant.organizationId} ${grant.customerId}`);
   }
   for (const key of changed) {
@@ -168,7 +172,7 @@ export async function cycleBenefits(trx: Trx, clock: Clock, input: { organizatio
       if (!result.ok) continue;
       const next = granted(grant, result.value, now);
       if (!(await saveGrantState(trx, next, grant))) continue;
-      await emit(trx, clock, 'benefit_grant.updated', next, customer, benefit);
+      await emit(trx, clock, 'benefit_grant.updated', next, customer, benefit, grant);
       changed = true;
       continue;
     }
@@ -176,7 +180,7 @@ export async function cycleBenefits(trx: Trx, clock: Clock, input: { organizatio
     if (!result.ok) continue;
     const next: BenefitGrant = { ...grant, previousProperties: grant.properties, properties: result.value, modifiedAt: now };
     if (!(await saveGrantState(trx, next, grant))) continue;
-    await emit(trx, clock, 'benefit_grant.cycled', next, customer, benefit);
+    await emit(trx, clock, 'benefit_grant.cycled', next, customer, benefit, grant);
     changed = true;
   }
   if (changed) await announceState(trx, clock, input.organizationId, input.customerId);
@@ -195,7 +199,7 @@ export async function benefitUpdated(trx: Trx, clock: Clock, benefit: Benefit): 
     if (!customer) continue;
     const next: BenefitGrant = { ...grant, modifiedAt: now };
     if (!(await saveGrantState(trx, next, grant))) continue;
-    await emit(trx, clock, 'benefit_grant.updated', next, customer, benefit);
+    await emit(trx, clock, 'benefit_grant.updated', next, customer, benefit, grant);
   }
 }
 

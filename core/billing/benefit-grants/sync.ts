@@ -71,7 +71,7 @@ async function give(db: Database, clock: Clock, grant: BenefitGrant, benefit: Ex
       if (!(await saveGrantState(trx, next, current))) return;
       const customer = (await findCustomers(trx, { id: current.customerId }, [current.organizationId]))[0];
       if (!customer) return;
-      await emitGrantEvent(trx, clock, 'benefit_grant.updated', next, customer, benefit);
+      await emitGrantEvent(trx, clock, 'benefit_grant.updated', next, customer, benefit, current);
       await announceCustomerState(trx, clock, current.organizationId, current.customerId);
       return;
     }

@@ -72,8 +72,8 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
 export const announceCustomerUpdated = (trx: Knex.Transaction, clock: Clock, customer: Customer) => announce(trx, clock, 'customer.updated', customer);
 
 /** Polar announces a customer's state along with every change to the customer: two events, one transaction. */
-async function announce(trx: Knex.Transaction, clock: Clock, type: 'customer.created' | 'customer.updated' | 'customer.deleted', customer: Customer) {
-  await recordEvent(trx, clock, { organizationId: customer.organizationId, type, data: serializeCustomer(customer) });
+async function announce(trx: Knex.Transaction, clock: Clock, type: 'customer.created' | 'customer.updated' | 'customer.deleted', customer: Customer, previous?: Customer) {
+  await recordEvent(trx, clock, { organizationId: customer.organizationId, type, data: serializeCustomer(customer), previous: previous && serializeCustomer(previous) });
   await recordEvent(trx, clock, { organizationId: customer.organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer) });
 }
 
@@ -161,7 +161,7 @@ export async function updateCustomer(db: Database, clock: Clock, reach: Customer
     };
     if (!(await uniquely(() => saveCustomer(trx, next)))) throw customerNotFound();
     if (next.externalId !== current.externalId) await customerExternalIdSet(trx, clock, next.organizationId, next.id);
-    await announce(trx, clock, 'customer.updated', next);
+    await announce(trx, clock, 'customer.updated', next, current);
     return next;
   });
 }

@@ -35,7 +35,9 @@ export function eventTypesOf(previous: Subscription | null, next: Subscription):
 export async function announceChange(trx: Knex.Transaction, clock: Clock, baseUrl: string, previous: Subscription | null, next: Subscription): Promise<void> {
   const [view] = await viewsOf(trx, [next]);
   const data = serializeSubscription(view, baseUrl);
-  for (const type of eventTypesOf(previous, next)) await recordEvent(trx, clock, { organizationId: next.organizationId, type, data });
+  // What the lifecycle system events compare (a renewal, a change of product or discount), in wire names.
+  const before = previous && { product_id: previous.productId, discount_id: previous.discountId, current_period_start: previous.currentPeriodStart.toISOString() };
+  for (const type of eventTypesOf(previous, next)) await recordEvent(trx, clock, { organizationId: next.organizationId, type, data, previous: before });
   const entitlementChanged =
     previous === null ||
     previous.status !== next.status ||

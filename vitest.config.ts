@@ -100,11 +100,32 @@ const OWN_PROCESS = ['daemon/auth/rate-limit.test.ts', 'daemon/auth/tilld.test.t
  */
 const CLI = 'cli/**';
 
+/**
+ * The pages driven in Chromium: what they add to the HTTP tests of the same pages (daemon/pages/*.test.ts without a
+ * browser, which run on both databases) is the browser's side (scripts, focus, layout, navigation), which no database
+ * changes. A browser per file is also the costliest thing the suite starts, so the PostgreSQL pass leaves them to
+ * the SQLite pass, as it leaves the CLI's end-to-end tests. Every page's forms and the routes behind them still run
+ * on PostgreSQL through the HTTP page tests and the daemon's route tests.
+ */
+const IN_CHROMIUM = [
+  'daemon/pages/account-forms.test.ts',
+  'daemon/pages/account.test.ts',
+  'daemon/pages/checkout-3ds.test.ts',
+  'daemon/pages/checkout-stripe.test.ts',
+  'daemon/pages/checkout.test.ts',
+  'daemon/pages/device.test.ts',
+  'daemon/pages/email.test.ts',
+  'daemon/pages/oidc-chromium.test.ts',
+  'daemon/pages/pay-link.test.ts',
+  'daemon/pages/portal-chromium.test.ts',
+  'daemon/pages/sign-in.test.ts',
+];
+
 const onPostgres = Boolean(process.env.TILL_TEST_DATABASE_URL);
 const include = ['core/**/*.test.ts', 'daemon/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}'];
 // The @polar-sh/sdk 1.x contract suite needs Node 22: it has its own config (vitest.sdk1.config.ts, npm run test:sdk1).
 const SDK1_SUITE = 'daemon/contract-sdk1/**';
-const exclude = [...configDefaults.exclude, SDK1_SUITE, ...(onPostgres ? [...DATABASE_FREE, CLI] : [])];
+const exclude = [...configDefaults.exclude, SDK1_SUITE, ...(onPostgres ? [...DATABASE_FREE, CLI, ...IN_CHROMIUM] : [])];
 
 // Generous limits: they stop a hung test, they do not measure speed, and CI may run on a busy machine where a CLI test
 // that takes 5 s on a quiet one takes 40 (seen with the load at 15 on 2 cores).

@@ -177,6 +177,52 @@ describe('lifecycle system events in /v1/events', () => {
     expect(viaSdk.filter((e) => e.source === 'system')).toHaveLength(events.length);
   });
 
+  it("records benefit.cycled at a paid renewal and subscription.past_due at a declined one, for each subscription's customer", async () => {
+    // An organization of its own: its test clock moves without moving this file's other subscriptions.
+    const shop = await createOrganization(owner, 'Renewal Shop');
+    expect((await v1(owner.token, 'PATCH', `/organizations/${shop}/clock`, { sandbox: true })).status).toBe(200);
+    const benefit = await sdk.benefits.create({ organizationId: shop, type: 'custom', description: 'Members area', properties: { note: 'Welcome' } });
+    const product = await sdk.products.create({ organizationId: shop, name: 'Club', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 700 }] } as ProductCreate);
+    await sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+    const start = async (email: string, token: string) => {
+      const checkout = await sdk.checkouts.create({ products: [product.id], customerEmail: email });
+      await anonymous.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: token, customerBillingAddress: { country: 'NL' } } });
+      const done = await sdk.checkouts.get({ id: checkout.id });
+      return { customerId: done.customerId!, subscriptionId: done.subscriptionId! };
+    };
+    const payer = await start('payer@example.com', 'tok_visa');
+    // Paid at the checkout, declined off-session at the renewal.
+    const late = await start('late@example.com', 'tok_chargeCustomerFail');
+    expect((await v1(owner.token, 'POST', `/organizations/${shop}/clock/advance`, { by: '+32d' })).status).toBe(200);
+    await expect.poll(async () => (await sdk.subscriptions.get({ id: late.subscriptionId })).status).toBe('past_due');
+
+    const paid = await systemEventsOf(payer.customerId);
+    const grant = { benefit_id: benefit.id, benefit_grant_id: expect.any(String), benefit_type: 'custom' };
+    expect(named(paid, 'benefit.granted').map((e) => e.metadata)).toEqual([grant]);
+    expect(named(paid, 'benefit.cycled').map((e) => e.metadata)).toEqual([grant]);
+    expect(named(paid, 'subscription.cycled')).toHaveLength(1);
+    expect(named(paid, 'order.paid')).toHaveLength(2);
+    expect(named(paid, 'subscription.past_due')).toHaveLength(0);
+
+    const dunned = await systemEventsOf(late.customerId);
+    const pastDue = named(dunned, 'subscription.past_due');
+    expect(pastDue).toHaveLength(1);
+    const subscription = await sdk.subscriptions.get({ id: late.subscriptionId });
+    expect(pastDue[0]!.metadata).toEqual({
+      subscription_id: late.subscriptionId,
+      product_id: product.id,
+      amount: 700,
+      currency: 'usd',
+      recurring_interval: 'month',
+      recurring_interval_count: 1,
+      past_due_at: subscription.pastDueAt!.toISOString(),
+    });
+    // Only the checkout's payment went through.
+    expect(named(dunned, 'order.paid')).toHaveLength(1);
+    await sdkEventsOf(late.customerId);
+    await sdkEventsOf(payer.customerId);
+  });
+
   it('records customer.updated with the fields that changed, and customer.deleted', async () => {
     const customer = await sdk.customers.create({ organizationId, email: 'changing@example.com', name: 'Old Name', externalId: 'chg-1' });
     await sdk.customers.update({ id: customer.id, customerUpdate: { name: 'New Name', metadata: { tier: 'gold' } } });
@@ -198,7 +244,7 @@ describe('lifecycle system events in /v1/events', () => {
 
   it('filters by source and name, and lists system names and event types with Polar labels', async () => {
     const customer = await sdk.customers.create({ organizationId, email: 'mixed@example.com' });
-    await sdk.events.ingest({ events: [{ name: 'api_call', customerId: customer.id }] });
+    await sdk.events.ingest({ events: [{ name: 'api_call', customerId: customer.id, organizationId }] });
     const user = await json<{ items: WireEvent[] }>('GET', `/events/?customer_id=${customer.id}&source=user`);
     expect(names(user.items)).toEqual(['api_call']);
     const all = await json<{ items: WireEvent[] }>('GET', `/events/?customer_id=${customer.id}`);
@@ -221,7 +267,7 @@ describe('lifecycle system events in /v1/events', () => {
     const meter = await sdk.meters.create({ organizationId, name: 'Everything', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
     const customer = await sdk.customers.create({ organizationId, email: 'metered@example.com' });
     const at = new Date();
-    await sdk.events.ingest({ events: [{ name: 'api_call', customerId: customer.id, timestamp: at }] });
+    await sdk.events.ingest({ events: [{ name: 'api_call', customerId: customer.id, timestamp: at, organizationId }] });
     const quantities = await sdk.meters.quantities({
       id: meter.id,
       startTimestamp: new Date(at.getTime() - 86_400_000),

@@ -22,6 +22,8 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   CHECKOUT_PAYMENT_DECLINED: { status: 400, error: 'PaymentError' },
   CHECKOUT_NOT_OPEN: { status: 403, error: 'NotOpenCheckout' },
   CHECKOUT_EXPIRED: { status: 410, error: 'ExpiredCheckoutError' },
+  ALREADY_ACTIVE_SUBSCRIPTION: { status: 403, error: 'AlreadyActiveSubscriptionError' },
+  TRIAL_ALREADY_REDEEMED: { status: 403, error: 'TrialAlreadyRedeemed' },
   SUBSCRIPTION_ALREADY_CANCELED: { status: 403, error: 'AlreadyCanceledSubscription' },
   SUBSCRIPTION_ENDED: { status: 410, error: 'ResourceUnavailable' },
   SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },

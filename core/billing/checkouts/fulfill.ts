@@ -14,7 +14,8 @@ import { createOrder } from '../orders/service.js';
 import { createSubscription } from '../subscriptions/service.js';
 import { isUniqueViolation } from '../../db/sql.js';
 import { CHECKOUT_EXPIRY_JOB } from './job-kinds.js';
-import { transitionCheckout } from './repository.js';
+import { insertTrialRedemption, transitionCheckout } from './repository.js';
+import { comparableEmail } from './subscription-rules.js';
 import type { Checkout } from './schema.js';
 import { announceCheckout } from './service.js';
 import { viewOf } from './view.js';
@@ -161,6 +162,9 @@ export async function fulfillCheckout(trx: Knex.Transaction, clock: Clock, baseU
   });
   if (payment) await linkPayment(trx, payment.id, { orderId: order.id, customerId: customer.id });
   await grantBenefits(trx, clock, { organizationId: checkout.organizationId, customerId: customer.id, productId: product.id, orderId: order.id, subscriptionId: subscription?.id ?? null });
+  // As Polar, every trial taken is remembered, whatever the setting: turning prevent_trial_abuse on later counts it.
+  const email = customer.email ?? checkout.customerEmail;
+  if (trialing && email) await insertTrialRedemption(trx, { id: newId(), organizationId: checkout.organizationId, customerId: customer.id, customerEmail: comparableEmail(email), productId: product.id, createdAt: now });
 
   const moved = await transitionCheckout(trx, checkout.id, 'confirmed', 'succeeded', {
     modifiedAt: now,

@@ -208,3 +208,20 @@ export async function listCheckouts(db: Executor, filter: CheckoutFilter, sortin
   const rows = await query.orderBy('id').limit(page.limit).offset(offsetOf(page));
   return { items: rows.map(toCheckout), totalCount: Number(count) };
 }
+
+/** Records that a checkout started a trial (Polar's TrialRedemption), under the customer's comparable address. */
+export async function insertTrialRedemption(trx: Executor, redemption: { id: string; organizationId: string; customerId: string; customerEmail: string; productId: string; createdAt: Date }): Promise<void> {
+  await trx('trial_redemptions').insert({
+    id: redemption.id,
+    organization_id: redemption.organizationId,
+    customer_id: redemption.customerId,
+    customer_email: redemption.customerEmail,
+    product_id: redemption.productId,
+    created_at: toDbTime(redemption.createdAt),
+  });
+}
+
+/** Whether anyone with this comparable address took a trial in the organization before (any product, as Polar checks). */
+export async function trialRedeemedBy(db: Executor, organizationId: string, customerEmail: string): Promise<boolean> {
+  return (await db('trial_redemptions').where({ organization_id: organizationId, customer_email: customerEmail }).first('id')) !== undefined;
+}

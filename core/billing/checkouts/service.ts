@@ -25,6 +25,7 @@ import { findCheckout, findCheckoutByClientSecret, insertCheckout, listCheckouts
 import { CHECKOUT_TTL_MS, type Checkout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic, type StoredCheckout } from './schema.js';
 import { serializeCheckout } from './serialize.js';
 import { viewOf } from './view.js';
+import { assertCanSubscribe } from './subscription-rules.js';
 
 /** What the checkout use cases need: the database, Till's clock, the processor, and the daemon's public URL. */
 export interface CheckoutDeps {
@@ -294,6 +295,8 @@ async function commitUpdate(trx: Knex.Transaction, clock: Clock, baseUrl: string
   const saved = { ...next, modifiedAt: now };
   if (!(await saveCheckout(trx, saved))) throw notOpen('being confirmed');
   const view = await viewOf(trx, saved, now);
+  // As Polar, after the change is applied: a refusal rolls the whole update back.
+  await assertCanSubscribe(trx, view);
   await announceCheckout(trx, clock, baseUrl, view, 'checkout.updated');
   return view;
 }

@@ -233,3 +233,15 @@ export async function listSubscriptions(db: Executor, filter: SubscriptionFilter
 export function customersOfSubscriptions(db: Executor, ids: readonly string[]): Promise<Map<string, Customer>> {
   return customersByIds(db, ids);
 }
+
+/**
+ * Whether a customer of the organization, named by id or else by email (any case, deleted customers aside), has a
+ * subscription still billed: trialing, active or past due (Polar's `Subscription.billable`).
+ */
+export async function hasBillableSubscription(db: Executor, organizationId: string, who: { customerId: string | null; email: string | null }): Promise<boolean> {
+  const query = db(TABLE).where(`${TABLE}.organization_id`, organizationId).whereIn(`${TABLE}.status`, ['trialing', 'active', 'past_due']);
+  if (who.customerId) query.where(`${TABLE}.customer_id`, who.customerId);
+  else if (who.email) query.join('customers', 'customers.id', `${TABLE}.customer_id`).whereRaw('lower(customers.email) = ?', [who.email.toLowerCase()]).whereNull('customers.deleted_at');
+  else return false;
+  return (await query.first(`${TABLE}.id`)) !== undefined;
+}

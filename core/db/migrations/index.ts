@@ -35,6 +35,7 @@ import { checkoutLinks } from './0043_checkout_links.js';
 import { metricsIndexes } from './0044_metrics_indexes.js';
 import { customerEmailUpdates } from './0045_customer_email_updates.js';
 import { eventTypes } from './0046_event_types.js';
+import { trialRedemptions } from './0047_trial_redemptions.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -74,4 +75,5 @@ export const migrations: readonly Migration[] = [
   metricsIndexes,
   customerEmailUpdates,
   eventTypes,
+  trialRedemptions,
 ];

@@ -1,0 +1,42 @@
+import { CoreError } from '../../errors.js';
+import { hasBillableSubscription } from '../subscriptions/repository.js';
+import type { Executor } from '../../db/database.js';
+import { trialRedeemedBy } from './repository.js';
+import type { Checkout } from './schema.js';
+
+/**
+ * An address as Polar compares it for trials (`unalias_email`): the `+tag` of the local part dropped, lower case,
+ * so `Ann+2@x.com` took the same trial as `ann@x.com`.
+ */
+export function comparableEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at < 0) return email.toLowerCase();
+  return `${email.slice(0, at).split('+', 1)[0]}@${email.slice(at + 1)}`.toLowerCase();
+}
+
+/**
+ * Polar's `_validate_subscription_uniqueness`, run on every update and on confirm: with the organization's
+ * subscription_settings.allow_multiple_subscriptions off, a checkout of a recurring product for a customer (by id,
+ * else by email) who already has a trialing, active or past due subscription in the organization is refused with
+ * 403 AlreadyActiveSubscriptionError. Nothing to check before the customer is known.
+ */
+export async function assertCanSubscribe(db: Executor, checkout: Checkout): Promise<void> {
+  if (checkout.organization.settings.subscription_settings.allow_multiple_subscriptions) return;
+  if (checkout.product.recurringInterval === null) return;
+  if (await hasBillableSubscription(db, checkout.organizationId, { customerId: checkout.customerId, email: checkout.customerEmail })) {
+    throw new CoreError('forbidden', 'ALREADY_ACTIVE_SUBSCRIPTION', 'You already have an active subscription.');
+  }
+}
+
+/**
+ * Polar's trial abuse check at confirm: with subscription_settings.prevent_trial_abuse on, a checkout that would
+ * start a trial for an address that already took one in the organization (any product) is refused with 403
+ * TrialAlreadyRedeemed; the customer may pay without the trial (allow_trial: false) instead.
+ */
+export async function assertTrialAvailable(db: Executor, checkout: Checkout): Promise<void> {
+  if (checkout.trialEnd === null || !checkout.customerEmail) return;
+  if (!checkout.organization.settings.subscription_settings.prevent_trial_abuse) return;
+  if (await trialRedeemedBy(db, checkout.organizationId, comparableEmail(checkout.customerEmail))) {
+    throw new CoreError('forbidden', 'TRIAL_ALREADY_REDEEMED', 'You have already used a trial for this product. Trials can only be used once per customer.');
+  }
+}

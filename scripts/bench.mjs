@@ -75,6 +75,10 @@ const tuiSection = await benchTui({ root, quick });
 const { benchWebhooks } = await import('./bench-webhooks.mjs');
 const webhooksSection = await benchWebhooks({ root, quick });
 
+// ---- 6. reads (issue 21): a product and a customer's state with an access token, against bare Express ----
+const { benchReads } = await import('./bench-reads.mjs');
+const readsSection = await benchReads({ root, quick });
+
 const budget = (ms, factor, extra = 0) => (ms <= factor * nodeMs + extra ? 'met' : '**missed**');
 const report = `# Performance
 
@@ -122,6 +126,7 @@ ${meteringSection}
 ${metricsSection}
 ${tuiSection}
 ${webhooksSection}
+${readsSection}
 `;
 writeFileSync(join(root, 'docs/performance.md'), report);
 console.log(report);

@@ -13,6 +13,7 @@ import {
 } from 'better-auth/adapters';
 import { APIError } from 'better-auth/api';
 import { isUniqueViolation } from '../db/sql.js';
+import { forgetAccessTokens } from '../billing/access-tokens/cache.js';
 
 /**
  * A write a unique index refused: two requests raced past Better Auth's own "already exists" check (two sign-ups
@@ -61,6 +62,17 @@ const openTransaction = new AsyncLocalStorage<Knex.Transaction>();
  * the same transaction as Better Auth's own writes (a lock, a guarded insert) use it.
  */
 export const currentAuthTransaction = (): Knex.Transaction | undefined => openTransaction.getStore();
+
+/**
+ * Deleting an organization deletes its access tokens (ON DELETE CASCADE): verified tokens kept in memory are
+ * forgotten at once, and again when the transaction it ran in ends (a lookup in between read the rows still there).
+ */
+function forgetDeletedTokens(model: string, executor: Executor) {
+  if (model !== 'organization') return;
+  forgetAccessTokens();
+  const ending = (executor as { executionPromise?: Promise<unknown> }).executionPromise;
+  if (executor.isTransaction && ending) void ending.finally(() => forgetAccessTokens()).catch(() => undefined);
+}
 
 export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
   const dialect = dialectOf(db);
@@ -357,10 +369,13 @@ export function knexAdapter(db: Knex, config: KnexAdapterConfig = {}) {
           // Like the reference adapters, a where-less delete is refused rather than emptying the table.
           if (where.length === 0) return;
           await applyWhere(executor(model), modelKey, where).del();
+          forgetDeletedTokens(model, executor);
         },
 
         async deleteMany({ model, modelKey = model, where }) {
-          return Number(await applyWhere(executor(model), modelKey, where).del());
+          const count = Number(await applyWhere(executor(model), modelKey, where).del());
+          forgetDeletedTokens(model, executor);
+          return count;
         },
 
         // Single-use credentials: one DELETE … RETURNING, so of concurrent callers exactly one gets the row.

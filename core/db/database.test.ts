@@ -40,3 +40,55 @@ describe('the database', () => {
     expect(Number(Object.values(busy[0])[0])).toBeGreaterThanOrEqual(1000);
   });
 });
+
+describe.runIf(!process.env.TILL_TEST_DATABASE_URL)('a SQLite connection', () => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+    await test.db.schema.createTable('cached_statements', (t) => {
+      t.integer('n').primary();
+    });
+    await test.db('cached_statements').insert([1, 2, 3].map((n) => ({ n })));
+  });
+  afterAll(async () => {
+    await test?.destroy();
+  });
+
+  interface Statement {
+    all(...values: unknown[]): unknown[];
+    iterate(...values: unknown[]): IterableIterator<unknown>;
+  }
+  const connection = async () => {
+    const conn = (await test.db.client.acquireConnection()) as { prepare(sql: string): Statement };
+    await test.db.client.releaseConnection(conn);
+    return conn;
+  };
+
+  it('prepares a statement once per SQL text and answers each run with its own bindings', async () => {
+    const conn = await connection();
+    const sql = 'select n from cached_statements where n >= ? order by n';
+    expect(conn.prepare(sql)).toBe(conn.prepare(sql));
+    expect(conn.prepare(sql).all(2)).toEqual([{ n: 2 }, { n: 3 }]);
+    expect(conn.prepare(sql).all(3)).toEqual([{ n: 3 }]);
+    expect(await test.db('cached_statements').where('n', '>=', 2).orderBy('n')).toEqual([{ n: 2 }, { n: 3 }]);
+    expect(await test.db('cached_statements').where('n', '>=', 1).orderBy('n')).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('hands out a fresh statement while the cached one is still iterating', async () => {
+    const conn = await connection();
+    const sql = 'select n from cached_statements order by n';
+    const open = conn.prepare(sql).iterate();
+    expect(open.next().value).toEqual({ n: 1 });
+    const other = conn.prepare(sql);
+    expect(other.all()).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect([...open]).toEqual([{ n: 2 }, { n: 3 }]);
+    expect(conn.prepare(sql).all()).toHaveLength(3);
+  });
+
+  it('keeps answering past the cache size, each distinct SQL text with its own result', async () => {
+    for (let i = 0; i < 1200; i++) {
+      const [row] = await test.db.raw(`select ${i} as i, count(*) as c from cached_statements`);
+      expect(row).toEqual({ i, c: 3 });
+    }
+  });
+});

@@ -37,9 +37,10 @@ export function createDatabase(config: DatabaseConfig): Database {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: (conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
         try {
           for (const pragma of SQLITE_PRAGMAS) conn.pragma(pragma);
+          cacheStatements(conn);
           done(null, conn);
         } catch (err) {
           done(err as Error, conn);
@@ -59,6 +60,45 @@ const SQLITE_PRAGMAS = [
   'cache_size = -65536',
   'mmap_size = 268435456',
 ];
+
+interface SqliteStatement {
+  /** True while an iterate() over it is open: such a statement cannot run again until the iteration ends. */
+  readonly busy: boolean;
+}
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): SqliteStatement;
+}
+
+/** Statements kept per connection; past this, the least recently used is dropped (SQL text with inlined values). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * knex asks better-sqlite3 to prepare every query anew, and SQLite's parsing and planning was the largest single cost
+ * of a read (docs/performance.md, "Reads"): the connection keeps its prepared statements by SQL text instead. A
+ * statement is reset after every run, its bindings are given per run and knex never changes its modes, so reusing
+ * one is the same as preparing it again; one busy with an open iteration is never handed out (a fresh one is).
+ * SQLite re-prepares a cached statement by itself when the schema changes under it (migrations).
+ */
+export function cacheStatements(conn: SqliteConnection) {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, SqliteStatement>();
+  conn.prepare = (sql: string) => {
+    const cached = cache.get(sql);
+    if (cached && !cached.busy) {
+      // Map keeps insertion order: moving the entry to the end makes the first one the least recently used.
+      cache.delete(sql);
+      cache.set(sql, cached);
+      return cached;
+    }
+    const statement = prepare(sql);
+    if (!cached) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
 
 export function dialectOf(db: Executor): Dialect {
   const client = db.client.config.client as string;

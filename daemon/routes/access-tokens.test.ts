@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { v1Request } from '../testing/v1.js';
 import { signUp, type SignedIn } from '../testing/auth-client.js';
+import { ACCESS_TOKEN_CACHE_MS } from '../../core/billing/access-tokens/cache.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
@@ -110,6 +111,50 @@ describe('/v1/organization-access-tokens', () => {
     expect(listed.items).toEqual([]);
     const foreign = await v1(stranger.token, 'POST', '/organization-access-tokens/', { organization_id: organizationId, comment: 'x', scopes: ['organizations:read'] });
     expect(foreign.status).toBe(422);
+  });
+});
+
+// A verified token is kept in memory for ACCESS_TOKEN_CACHE_MS (core/billing/access-tokens/cache.ts). Each test uses
+// the token just before changing it, so it is in the cache when the change comes: without the forgetting, these
+// requests would still be let through by the copy in memory.
+describe('a token kept in memory after use', () => {
+  it('is refused on the very next request once deleted', async () => {
+    const { token, organization_access_token } = await mint(['organizations:read']);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(200);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(200);
+    expect((await v1(owner.token, 'DELETE', `/organization-access-tokens/${organization_access_token.id}`)).status).toBe(204);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(401);
+  });
+
+  it('holds its new scopes from the next request on', async () => {
+    const { token, organization_access_token } = await mint(['organizations:read', 'products:read']);
+    expect((await v1(token, 'GET', '/products/')).status).toBe(200);
+    const narrowed = await v1(owner.token, 'PATCH', `/organization-access-tokens/${organization_access_token.id}`, { scopes: ['organizations:read'] });
+    expect(narrowed.status).toBe(200);
+    expect((await v1(token, 'GET', '/products/')).status).toBe(403);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(200);
+  });
+
+  it('is refused at once when its organization is deleted', async () => {
+    const doomed = (await owner.client.post('/organization/create', { name: 'Doomed Co', slug: `doomed-${Date.now()}` })).body.id as string;
+    const { token } = await mint(['organizations:read'], { organization_id: doomed });
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(200);
+    expect((await owner.client.post('/organization/delete', { organizationId: doomed })).status).toBe(200);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(401);
+  });
+
+  it('stops working once revoked by another daemon (the row changed behind this one\'s back), within the cache\'s bound', async () => {
+    const { token, organization_access_token } = await mint(['organizations:read']);
+    expect((await v1(token, 'GET', '/organizations/')).status).toBe(200);
+    // What another tilld sharing the database does on DELETE: this daemon is not told.
+    await daemon.db('organization_access_tokens').where({ id: organization_access_token.id }).update({ deleted_at: new Date().toISOString() });
+    // Polled, not timed: the test fails (by its timeout) only if the token is never refused.
+    let status = 200;
+    while (status === 200) {
+      status = (await v1(token, 'GET', '/organizations/')).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, ACCESS_TOKEN_CACHE_MS / 10));
+    }
+    expect(status).toBe(401);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   updateAccessToken as updateRow,
 } from './repository.js';
 import { findOrganization } from '../organizations/repository.js';
+import { cachedToken, forgetAccessTokens, rememberToken, tokenCacheGeneration } from './cache.js';
 import type { Organization } from '../organizations/schema.js';
 import { durationSeconds, type AccessToken, type AccessTokenCreate, type AccessTokenUpdate } from './schema.js';
 
@@ -28,14 +29,28 @@ const notFound = () => new CoreError('not_found', 'ACCESS_TOKEN_NOT_FOUND', 'Org
 /** last_used_at is kept to the minute: a token read more often is not written again (touchAccessToken guards the same). */
 const TOUCH_EVERY_MS = 60_000;
 
-/** The token a Bearer header names, if it is live; marks it used. */
+/**
+ * The token a Bearer header names, if it is live; marks it used. A token verified within ACCESS_TOKEN_CACHE_MS is
+ * taken from memory (cache.ts: revoking or changing it here forgets it at once); its expiry is checked every time.
+ */
 export async function authenticateAccessToken(db: Database, clock: Clock, token: string): Promise<AccessToken | undefined> {
-  const found = await findAccessTokenByHash(db, hashToken(token));
+  const tokenHash = hashToken(token);
+  let found = cachedToken(tokenHash);
+  if (!found) {
+    const readGeneration = tokenCacheGeneration();
+    const readAt = performance.now();
+    found = await findAccessTokenByHash(db, tokenHash);
+    if (found) rememberToken(tokenHash, found, readGeneration, readAt);
+  }
   const now = clock.now();
   if (!found || (found.expiresAt && found.expiresAt <= now)) return undefined;
   // An UPDATE that changes nothing still takes SQLite's write lock (and a round trip on PostgreSQL) on every read
-  // made with the token: skip it when the token was marked used within the minute.
-  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= TOUCH_EVERY_MS) await touchAccessToken(db, found.id, now);
+  // made with the token: skip it when the token was marked used within the minute. The cached copy notes the time
+  // first, so the requests arriving meanwhile do not all write it.
+  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= TOUCH_EVERY_MS) {
+    found.lastUsedAt = now;
+    await touchAccessToken(db, found.id, now);
+  }
   return found;
 }
 
@@ -66,6 +81,16 @@ export function listAccessTokens(db: Database, organizationIds: readonly string[
 }
 
 export async function updateAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string, input: AccessTokenUpdate): Promise<AccessToken> {
+  // Forgotten once committed (and a lookup racing with the change is not cached: the generation moved on), so the
+  // new scopes hold from the next request on.
+  try {
+    return await changeAccessToken(db, clock, organizationIds, id, input);
+  } finally {
+    forgetAccessTokens({ tokenId: id });
+  }
+}
+
+function changeAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string, input: AccessTokenUpdate): Promise<AccessToken> {
   return db.transaction(async (trx) => {
     const current = await findAccessToken(trx, id, organizationIds);
     if (!current) throw notFound();
@@ -76,7 +101,10 @@ export async function updateAccessToken(db: Database, clock: Clock, organization
 }
 
 export async function deleteAccessToken(db: Database, clock: Clock, organizationIds: readonly string[], id: string): Promise<void> {
-  if (!(await deleteRow(db, id, organizationIds, clock.now()))) throw notFound();
+  const deleted = await deleteRow(db, id, organizationIds, clock.now());
+  // Revoked here: refused from the next request on, cached or not.
+  forgetAccessTokens({ tokenId: id });
+  if (!deleted) throw notFound();
 }
 
 /**

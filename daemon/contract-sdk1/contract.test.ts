@@ -180,6 +180,13 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     expect(events.items.length).toBeGreaterThanOrEqual(2);
     expect((await polar().events.get(events.items[0].id)).id).toBe(events.items[0].id);
     expect((await polar().events.listNames({})).items.map((item) => item.name)).toContain(`tokens-${tag}`);
+    // Polar's lifecycle system events of what the suite did before (customers, a checkout, orders, a subscription), each
+    // checked against the SDK's SystemEvent union.
+    for (const name of ['customer.created', 'customer.updated', 'customer.deleted', 'checkout.created', 'order.paid', 'subscription.created', 'subscription.revoked']) {
+      const system = await polar().events.list({ source: 'system', name, limit: 1 } as never);
+      expect(system.items.map((item) => [item.source, item.name])).toEqual([['system', name]]);
+      expect(await polar().events.get(system.items[0].id)).toMatchObject({ name, source: 'system' });
+    }
     const now = new Date();
     const quantities = await polar().meters.quantities(meter.id, { start_timestamp: new Date(now.getTime() - 86_400_000).toISOString(), end_timestamp: new Date(now.getTime() + 86_400_000).toISOString(), interval: 'day' });
     expect(quantities.total).toBe(12);

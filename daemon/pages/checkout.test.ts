@@ -439,7 +439,7 @@ describe('the hosted checkout page in Chromium', () => {
     const page = await context.newPage();
     await page.goto(checkout.url);
     expect(await page.getByTestId('price').textContent()).toBe('$9.00');
-    await v1('POST', `/organizations/${seller}/clock/advance`, { by: '+3h' });
+    await v1('POST', `/organizations/${seller}/clock/advance`, { by: '+25h' });
 
     await fillContact(page, `late-${Date.now()}@example.com`);
     await chooseCountry(page);

@@ -59,7 +59,8 @@ describe('/v1/checkouts', () => {
       organizationId,
     });
     expect(created.url).toBe(`${daemon.url}/checkout/${created.clientSecret}`);
-    expect(created.expiresAt.getTime() - created.createdAt.getTime()).toBe(3_600_000);
+    // Polar's CHECKOUT_TTL_SECONDS: 24 hours.
+    expect(created.expiresAt.getTime() - created.createdAt.getTime()).toBe(24 * 3_600_000);
 
     const fetched = await sdk.checkouts.get({ id: created.id });
     expect(fetched).toMatchObject({ id: created.id, clientSecret: created.clientSecret, totalAmount: 2500 });
@@ -280,7 +281,7 @@ describe('/v1/checkouts', () => {
     const item = await sdk.products.create({ organizationId: sandboxOrg, name: 'Calendar', prices: [{ amountType: 'fixed', priceAmount: 800 }] } as ProductCreate);
     const expiring = await sdk.checkouts.create({ products: [item.id], customerEmail: 'late@example.com' });
     expect(expiring.organizationId).toBe(sandboxOrg);
-    const almost = await v1(owner.token, 'POST', `/organizations/${sandboxOrg}/clock/advance`, { by: '+59m' });
+    const almost = await v1(owner.token, 'POST', `/organizations/${sandboxOrg}/clock/advance`, { by: '+1439m' });
     expect(almost.status).toBe(200);
     expect((await sdk.checkouts.get({ id: expiring.id })).status).toBe('open');
     expect((await v1(owner.token, 'POST', `/organizations/${sandboxOrg}/clock/advance`, { by: '+2m' })).status).toBe(200);

@@ -14,8 +14,8 @@ export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', '
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 export const CHECKOUT_SORTING = ['created_at', 'expires_at', 'status'] as const;
 
-/** How long a new checkout stays open (Polar's default), unless paid first. */
-export const CHECKOUT_TTL_MS = 60 * 60 * 1000;
+/** How long a new checkout stays open unless paid first: 24 hours, Polar's CHECKOUT_TTL_SECONDS. */
+export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
 
 const Email = Text.trim().pipe(z.email({ error: 'Not a valid email address' }).max(320));
 const Name = Text.trim().max(256);

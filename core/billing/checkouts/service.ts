@@ -174,7 +174,7 @@ export interface OpeningOptions {
   lenientDiscount?: boolean;
 }
 
-/** POST /v1/checkouts/: opens a checkout for the products (the first selected), expiring in an hour. */
+/** POST /v1/checkouts/: opens a checkout for the products (the first selected), expiring in 24 hours (Polar's CHECKOUT_TTL_SECONDS). */
 export async function createCheckout(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate, options: OpeningOptions = {}): Promise<Checkout> {
   return deps.db.transaction(async (trx) => {
     const clock = await organizationClock(trx, deps.clock, organizationId);

@@ -246,6 +246,17 @@ export async function insertSystemEvent(
   return stored;
 }
 
+/** A customer's system events of the given names (the lifecycle events that copy its personal data). */
+export async function systemEventsOfCustomer(db: Executor, organizationId: string, customerId: string, names: readonly string[]): Promise<StoredEvent[]> {
+  const rows = await db(TABLE).where({ organization_id: organizationId, customer_id: customerId, source: 'system' }).whereIn('name', names);
+  return rows.map(toStoredEvent);
+}
+
+/** Replaces an event's metadata. */
+export async function saveEventMetadata(trx: Executor, id: string, metadata: Record<string, unknown>): Promise<void> {
+  await trx(TABLE).where({ id }).update({ metadata: JSON.stringify(metadata) });
+}
+
 export const CUSTOMER_REFRESH_JOB = 'metering.refresh_customer';
 
 /**

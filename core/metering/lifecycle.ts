@@ -1,6 +1,6 @@
 import { newTimeOrderedId } from '../db/columns.js';
 import type { Executor } from '../db/database.js';
-import { insertEvents } from './events-repository.js';
+import { insertEvents, saveEventMetadata, systemEventsOfCustomer } from './events-repository.js';
 import type { EventMetadata, StoredEvent } from './schema.js';
 
 /**
@@ -211,4 +211,27 @@ export async function recordLifecycleEvents(trx: Executor, organizationId: strin
     metadata: event.metadata as EventMetadata,
   }));
   await insertEvents(trx, stored);
+}
+
+const CUSTOMER_EVENTS = ['customer.created', 'customer.updated', 'customer.deleted'];
+
+/**
+ * A customer anonymized (deleted with anonymize, GDPR): its customer.* events copied its email, names and address
+ * when they happened; they now carry the anonymized values, as the customer does. Till's choice: Polar leaves its
+ * events as they were. `customer` is the anonymized customer as the API serializes it.
+ */
+export async function anonymizeLifecycleEvents(trx: Executor, customer: Wire): Promise<void> {
+  for (const event of await systemEventsOfCustomer(trx, customer.organization_id, customer.id, CUSTOMER_EVENTS)) {
+    const metadata: Wire = { ...event.metadata, customer_email: customer.email ?? null, customer_name: customer.name ?? null };
+    const fields = metadata.updated_fields as Wire | undefined;
+    if (fields && typeof fields === 'object') {
+      const scrubbed: Wire = { ...fields };
+      if ('email' in scrubbed) scrubbed.email = customer.email ?? null;
+      if ('name' in scrubbed) scrubbed.name = customer.name ?? null;
+      if ('billing_name' in scrubbed) scrubbed.billing_name = customer.billing_name ?? null;
+      if ('billing_address' in scrubbed) scrubbed.billing_address = null;
+      metadata.updated_fields = scrubbed;
+    }
+    await saveEventMetadata(trx, event.id, metadata);
+  }
 }

@@ -242,6 +242,21 @@ describe('lifecycle system events in /v1/events', () => {
     expect(viaSdk.find((e) => e.name === 'customer.updated')).toMatchObject({ metadata: { updatedFields: { name: 'New Name', metadata: { tier: 'gold' } } } });
   });
 
+  it('carries the anonymized email, names and no address in the customer events of a customer deleted with anonymize', async () => {
+    const customer = await sdk.customers.create({ organizationId, email: 'private@example.com', name: 'Pat Private' });
+    await sdk.customers.update({ id: customer.id, customerUpdate: { email: 'private2@example.com', billingAddress: { country: 'NL', line1: 'Keizersgracht 1', city: 'Amsterdam', postalCode: '1015' } } });
+    await sdk.customers.delete({ id: customer.id, anonymize: true });
+    const events = await systemEventsOf(customer.id);
+    expect(names(events)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
+    const text = JSON.stringify(events.map((e) => e.metadata));
+    for (const secret of ['private@example.com', 'private2@example.com', 'Pat Private', 'Keizersgracht']) expect(text).not.toContain(secret);
+    const anonymized = events[2]!.metadata;
+    expect(anonymized.customer_email).toMatch(/@anonymized\.invalid$/);
+    for (const event of events) expect(event.metadata).toMatchObject({ customer_email: anonymized.customer_email, customer_name: anonymized.customer_name });
+    expect(events[1]!.metadata.updated_fields).toEqual({ email: anonymized.customer_email, billing_address: null });
+    await sdkEventsOf(customer.id);
+  });
+
   it('filters by source and name, and lists system names and event types with Polar labels', async () => {
     const customer = await sdk.customers.create({ organizationId, email: 'mixed@example.com' });
     await sdk.events.ingest({ events: [{ name: 'api_call', customerId: customer.id, organizationId }] });

@@ -23,6 +23,7 @@ import { customerStateOf } from '../customer-state/service.js';
 import { revokeCustomerBenefits } from '../benefit-grants/service.js';
 import { organizationClock } from '../../jobs/clock.js';
 import { customerExternalIdSet } from '../../metering/customer-meters.js';
+import { anonymizeLifecycleEvents } from '../../metering/lifecycle.js';
 import { revokeSubscriptionsOfCustomer } from '../subscriptions/renewal.js';
 import { parseTaxId, type TaxId } from './tax-id.js';
 
@@ -199,5 +200,6 @@ export async function deleteCustomer(db: Database, clock: Clock, reach: Customer
     await revokeCustomerBenefits(trx, organizationNow, current.organizationId, current.id);
     if (!(await saveCustomer(trx, next))) throw customerNotFound();
     await announce(trx, clock, 'customer.deleted', next);
+    if (options.anonymize) await anonymizeLifecycleEvents(trx, serializeCustomer(next));
   });
 }

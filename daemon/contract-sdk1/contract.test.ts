@@ -95,6 +95,11 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     expect((await polar().benefits.grants(benefit.id, {})).items).toEqual([]);
     await polar().benefits.delete(benefit.id);
     await polar().customFields.delete(field.id);
+
+    // products.delete (1.x only): a product nothing uses goes; the kit, in no checkout either, goes too.
+    const spare = await polar().products.create({ name: `Spare ${tag}`, prices: [{ amount_type: 'fixed', price_amount: 100, price_currency: 'usd' }] });
+    await polar().products.delete(spare.id);
+    await expect(polar().products.get(spare.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('manages discounts and customers, with their state', async () => {
@@ -163,6 +168,11 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     expect(await polar().licenseKeys.getActivation(key.id, activation.id)).toMatchObject({ id: activation.id });
     expect(await polar().licenseKeys.validate({ key: key.key, organization_id: organizationId, activation_id: activation.id })).toMatchObject({ id: key.id });
     await polar().licenseKeys.deactivate({ key: key.key, organization_id: organizationId, activation_id: activation.id });
+    const rotated = await polar().licenseKeys.rotate(key.id);
+    expect(rotated).toMatchObject({ id: key.id, status: 'granted' });
+    expect(rotated.key).not.toBe(key.key);
+    // A product that was sold cannot be deleted (1.x's ProductNotDeletable): it is archived instead.
+    await expect(polar().products.delete(product.id)).rejects.toMatchObject({ statusCode: 409, error: { error: 'ProductNotDeletable' } });
 
     const revoked = await polar().subscriptions.revoke(subscription.id);
     expect(revoked.status).toBe('canceled');
@@ -214,6 +224,10 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     expect(uploaded.is_uploaded).toBe(true);
     expect((await polar().files.update(file.id, { name: `${tag}-renamed.txt` })).name).toBe(`${tag}-renamed.txt`);
     expect((await polar().files.list({})).items.map((item) => item.id)).toContain(file.id);
+    // benefits.files (1.x only): a downloadables benefit's files with their download counts.
+    const downloads = await polar().benefits.create({ type: 'downloadables', description: `Files ${tag}`, properties: { files: [file.id] } });
+    expect((await polar().benefits.files(downloads.id, {})).items).toMatchObject([{ id: file.id, downloaders: 0, downloads: 0 }]);
+    await polar().benefits.delete(downloads.id);
     await polar().files.delete(file.id);
   });
 
@@ -262,6 +276,9 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])('@polar-sh/sdk 1
     const activation = await portal.licenseKeys.activate({ key: key.key, organization_id: organizationId, label: 'desktop' });
     expect(await portal.licenseKeys.validate({ key: key.key, organization_id: organizationId, activation_id: activation.id })).toMatchObject({ id: key.id });
     await portal.licenseKeys.deactivate({ key: key.key, organization_id: organizationId, activation_id: activation.id });
+    const rotated = await portal.licenseKeys.rotate(key.id);
+    expect(rotated.key).not.toBe(key.key);
+    expect((await portal.licenseKeys.get(key.id)).key).toBe(rotated.key);
     expect(Array.isArray((await portal.customerMeters.list({})).items)).toBe(true);
     expect(Array.isArray((await portal.downloadables.list({})).items)).toBe(true);
     const slug = (await polar().organizations.get(organizationId)).slug;

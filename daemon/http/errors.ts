@@ -24,7 +24,6 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   CHECKOUT_EXPIRED: { status: 410, error: 'ExpiredCheckoutError' },
   ALREADY_ACTIVE_SUBSCRIPTION: { status: 403, error: 'AlreadyActiveSubscriptionError' },
   TRIAL_ALREADY_REDEEMED: { status: 403, error: 'TrialAlreadyRedeemed' },
-  DISCOUNT_REDEMPTION_LIMIT_REACHED: { status: 403, error: 'DiscountRedemptionLimitReached' },
   SUBSCRIPTION_ALREADY_CANCELED: { status: 403, error: 'AlreadyCanceledSubscription' },
   SUBSCRIPTION_ENDED: { status: 410, error: 'ResourceUnavailable' },
   SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },
@@ -37,6 +36,8 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   ORDER_NOT_ELIGIBLE_FOR_INVOICE: { status: 409, error: 'OrderNotEligibleForInvoice' },
   MISSING_INVOICE_BILLING_DETAILS: { status: 422, error: 'MissingInvoiceBillingDetails' },
   RECEIPT_NOT_ALLOCATED: { status: 404, error: 'ReceiptNotAllocated' },
+  ROTATE_NOT_PERMITTED: { status: 400, error: 'RotateNotPermitted' },
+  PRODUCT_NOT_DELETABLE: { status: 409, error: 'ProductNotDeletable' },
 };
 
 /** One item of a 422's `detail`, as Polar (FastAPI) writes it. */

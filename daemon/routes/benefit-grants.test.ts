@@ -189,6 +189,41 @@ describe('/v1/benefit-grants', () => {
     expect(revoked.status).toBe(422);
   });
 
+  it('lists a downloadables benefit’s files in its order with how many customers downloaded each and how many times (benefits.files)', async () => {
+    const guide = await uploadDownloadable(daemon, owner.token, organizationId, Buffer.from('%PDF-1.4 guide'), 'Guide.pdf');
+    const extras = await uploadDownloadable(daemon, owner.token, organizationId, Buffer.from('PK extras'), 'Extras.zip');
+    const seeded = await seedProductWithBenefits(daemon, owner.token, organizationId, [{ type: 'downloadables', description: 'Files', properties: { files: [extras, guide] } }] as never);
+    const benefitId = seeded.benefitIds[0]!;
+    const listed = async (query = '') => (await v1(owner.token, 'GET', `/benefits/${benefitId}/files${query}`)).json();
+    const before = await listed();
+    expect(before.items.map((f: { id: string }) => f.id)).toEqual([extras, guide]);
+    expect(before.items[1]).toMatchObject({ id: guide, organization_id: organizationId, name: 'Guide.pdf', service: 'downloadable', is_uploaded: true, size_readable: expect.any(String), downloaders: 0, downloads: 0 });
+    expect(before.pagination).toEqual({ total_count: 2, max_page: 1 });
+
+    // Two customers: the first fetches the guide twice, the second once, and nobody the extras.
+    const download = async (customerId: string, orderId: string) => {
+      await grantForOrder(daemon, { organizationId, customerId, productId: seeded.productId, orderId });
+      const [grant] = (await grantsOf(customerId)).filter((g) => g.benefitId === benefitId);
+      const links = await (await v1(owner.token, 'GET', `/benefit-grants/${grant!.id}/downloads`)).json();
+      return links.items.find((item: { file: { id: string } }) => item.file.id === guide).file.download.url as string;
+    };
+    const first = await download(seeded.customerId, randomUUID());
+    expect((await fetch(first)).status).toBe(200);
+    expect((await fetch(first)).status).toBe(200);
+    const other = await sdk().customers.create({ organizationId, email: `other-${randomUUID().slice(0, 6)}@example.test` });
+    expect((await fetch(await download(other.id, randomUUID()))).status).toBe(200);
+    const after = await listed();
+    expect(after.items.map((f: { downloaders: number; downloads: number }) => [f.downloaders, f.downloads])).toEqual([[0, 0], [2, 3]]);
+    expect((await listed('?limit=1&page=2')).items.map((f: { id: string }) => f.id)).toEqual([guide]);
+
+    // Another benefit type, an unknown benefit and another organization's read as 404; no credentials 401.
+    const custom = await sdk().benefits.create({ type: 'custom', description: 'Support', organizationId, properties: {} });
+    expect((await v1(owner.token, 'GET', `/benefits/${custom.id}/files`)).status).toBe(404);
+    expect((await v1(owner.token, 'GET', `/benefits/${randomUUID()}/files`)).status).toBe(404);
+    expect((await v1(stranger.token, 'GET', `/benefits/${benefitId}/files`)).status).toBe(404);
+    expect((await v1(undefined, 'GET', `/benefits/${benefitId}/files`)).status).toBe(401);
+  });
+
   it('revokes every grant of a customer, or of a benefit, across orders, for the deletions that need it', async () => {
     const seeded = await seedProductWithBenefits(daemon, owner.token, organizationId, [everyType()[0], everyType()[4]] as never);
     for (const orderId of [randomUUID(), randomUUID()]) await grantForOrder(daemon, { organizationId, customerId: seeded.customerId, productId: seeded.productId, orderId });

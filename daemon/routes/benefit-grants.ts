@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { downloadKey, grantDownloads, openDownload, type Downloadable } from '../../core/billing/benefit-grants/downloads.js';
+import { benefitFiles, downloadKey, grantDownloads, openDownload, type Downloadable } from '../../core/billing/benefit-grants/downloads.js';
 import { serializeFile } from '../../core/billing/files/serialize.js';
 import { sendStoredFile } from '../http/send-file.js';
 import type { V1Deps } from '../http/v1/deps.js';
@@ -17,6 +17,35 @@ const TAG = 'benefit_grants';
 const serialize = (view: GrantView) => serializeGrant(view.grant, view.customer, view.benefit);
 
 /** Download links are signed with a key derived from the daemon's secret (the one Better Auth signs with). */
+/** Polar's ListResource[BenefitDownloadableFile] (not in SDK 0.49: described here for /openapi.json). */
+const nullableText = z.string().nullable();
+const BenefitDownloadableFiles = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      organization_id: z.string(),
+      name: z.string(),
+      path: z.string(),
+      mime_type: z.string(),
+      size: z.number().int(),
+      storage_version: nullableText,
+      checksum_etag: nullableText,
+      checksum_sha256_base64: nullableText,
+      checksum_sha256_hex: nullableText,
+      last_modified_at: nullableText,
+      version: nullableText,
+      service: z.literal('downloadable'),
+      is_uploaded: z.boolean(),
+      created_at: z.string(),
+      flagged_malicious_at: nullableText,
+      size_readable: z.string(),
+      downloaders: z.number().int().describe('Distinct customers who downloaded the file'),
+      downloads: z.number().int().describe('Downloads of the file in all'),
+    }),
+  ),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
 export const downloadKeyOf = async (deps: V1Deps) => downloadKey((await deps.auth.$context).secret);
 
 /** Polar's DownloadableRead: the file, with a link that downloads it (`download.url`, valid until `expires_at`). */
@@ -63,6 +92,21 @@ export const benefitGrantRoutes = [
       const filter = { organizationIds: [...readable], benefitIds: [params.id], customerIds: query.customer_id, isGranted: query.is_granted };
       const page = await listBenefitGrants(deps.db, readable, filter, toSortCriteria(['-created_at']), query, { benefitId: params.id });
       return listResource(page, query, serialize);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/benefits/:id/files',
+    operationId: 'benefits:files',
+    summary: 'The uploaded files of a downloadables benefit, in its order, with how many customers downloaded each and how many times',
+    tag: 'benefits',
+    scopes: READ,
+    params: z.object({ id: z.string().min(1) }),
+    query: PageQuery,
+    response: BenefitDownloadableFiles,
+    handler: async ({ principal, params, query, deps }) => {
+      const page = await benefitFiles(deps.db, organizationsWith(principal, READ), params.id, query);
+      return listResource(page, query, ({ file, downloaders, downloads }) => ({ ...serializeFile(file, deps.baseUrl), downloaders, downloads }));
     },
   }),
   defineRoute({

@@ -36,8 +36,8 @@ import { customersByIds } from '../../core/billing/customers/repository.js';
 import { CustomerPortalUpdate } from '../../core/billing/customers/schema.js';
 import { updateCustomer } from '../../core/billing/customers/service.js';
 import type { Customer } from '../../core/billing/customers/schema.js';
-import { serializeLicenseKeyWithActivations } from '../../core/billing/license-keys/serialize.js';
-import { getLicenseKey, listLicenseKeys } from '../../core/billing/license-keys/service.js';
+import { serializeLicenseKey, serializeLicenseKeyWithActivations } from '../../core/billing/license-keys/serialize.js';
+import { getLicenseKey, listLicenseKeys, rotateLicenseKey } from '../../core/billing/license-keys/service.js';
 import { generateInvoice, invoiceLink, receiptLink } from '../../core/billing/orders/invoice.js';
 import { orderPaymentStatus } from '../../core/billing/orders/payment-status.js';
 import { OrderUpdate } from '../../core/billing/orders/schema.js';
@@ -631,6 +631,21 @@ export const customerPortalRoutes = [
       const full = await getLicenseKey(deps.db, new Set([customer.organizationId]), params.id);
       if (full.key.customerId !== customer.customerId) throw notFound('license key');
       return serializeLicenseKeyWithActivations(full.key, full.customer, full.activations, apiVersion);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/customer-portal/license-keys/:id/rotate',
+    operationId: 'customer_portal:license_keys:rotate',
+    summary: 'Rotate one of the customer’s license keys: a new key replaces it; a revoked key is 400 RotateNotPermitted',
+    tag: TAG,
+    scopes: SCOPES,
+    portal: true,
+    params: IdParams,
+    response: { component: 'LicenseKeyRead' },
+    handler: async ({ customer, params, apiVersion, deps }) => {
+      const { key, customer: owner } = await rotateLicenseKey(deps.db, deps.clock, new Set([customer.organizationId]), params.id, { customerId: customer.customerId });
+      return serializeLicenseKey(key, owner, apiVersion);
     },
   }),
   defineRoute({

@@ -205,4 +205,49 @@ describe('/v1/license-keys', () => {
     const activated = await read('2026-10', '/license-keys/activate', { method: 'POST', body: JSON.stringify({ key: key.key, organization_id: organizationId, label: 'laptop' }) });
     expect(activated.license_key).toMatchObject({ id: key.id, member_id: null, member: null });
   });
+
+  it('rotates a key: a new key with the prefix replaces it (the old one no longer validates), limits, usage and activations stay, and the grant shows the new display key', async () => {
+    const { key, customerId, benefitIds } = await purchase();
+    await sdk().licenseKeys.validate({ key: key.key, organizationId, incrementUsage: 2 });
+    await sdk().licenseKeys.activate({ key: key.key, organizationId, label: 'laptop' });
+    const rotated = await v1(owner.token, 'POST', `/license-keys/${key.id}/rotate`);
+    expect(rotated.status).toBe(200);
+    const body = await rotated.json();
+    expect(body.key).toMatch(/^TILL-[0-9A-F-]{36}$/);
+    expect(body.key).not.toBe(key.key);
+    expect(body).toMatchObject({ id: key.id, customer_id: customerId, benefit_id: benefitIds[0], status: 'granted', usage: 2, validations: 1, limit_usage: 5, limit_activations: 2, display_key: `****-${body.key.slice(-6)}` });
+    expect(body.modified_at).toEqual(expect.any(String));
+    await expect(sdk().licenseKeys.validate({ key: key.key, organizationId })).rejects.toBeInstanceOf(ResourceNotFound);
+    expect(await sdk().licenseKeys.validate({ key: body.key, organizationId })).toMatchObject({ id: key.id, validations: 2 });
+    expect((await sdk().licenseKeys.get({ id: key.id })).activations.map((a) => a.label)).toEqual(['laptop']);
+    const [grant] = (await sdk().benefitGrants.list({ customerId, isGranted: true })).result.items.filter((g) => g.benefitId === benefitIds[0]);
+    expect(grant!.properties).toMatchObject({ licenseKeyId: key.id, displayKey: body.display_key });
+  });
+
+  it('refuses to rotate a revoked key with 400 RotateNotPermitted, changing nothing, and a key of another organization with 404', async () => {
+    const { key, customerId, orderId } = await purchase();
+    await revokeForOrder(daemon, { organizationId, customerId, orderId });
+    const refused = await v1(owner.token, 'POST', `/license-keys/${key.id}/rotate`);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'RotateNotPermitted', detail: expect.stringContaining('Current status: revoked. Allowed statuses: disabled, granted.') });
+    expect((await sdk().licenseKeys.get({ id: key.id })).key).toBe(key.key);
+    expect((await v1(stranger.token, 'POST', `/license-keys/${key.id}/rotate`)).status).toBe(404);
+    expect((await v1(undefined, 'POST', `/license-keys/${key.id}/rotate`)).status).toBe(401);
+  });
+
+  it('lets a disabled key be rotated, and its customer rotate it from the portal, but not another customer', async () => {
+    const { key, customerId } = await purchase();
+    await sdk().licenseKeys.update({ id: key.id, licenseKeyUpdate: { status: 'disabled' } });
+    const rotated = await (await v1(owner.token, 'POST', `/license-keys/${key.id}/rotate`)).json();
+    expect(rotated).toMatchObject({ id: key.id, status: 'disabled' });
+    const session = async (id: string) => (await sdk().customerSessions.create({ customerId: id })).token;
+    const mine = await v1(await session(customerId), 'POST', `/customer-portal/license-keys/${key.id}/rotate`);
+    expect(mine.status).toBe(200);
+    const again = await mine.json();
+    expect(again).toMatchObject({ id: key.id, customer_id: customerId, status: 'disabled' });
+    expect(again.key).not.toBe(rotated.key);
+    const other = await purchase();
+    expect((await v1(await session(other.customerId), 'POST', `/customer-portal/license-keys/${key.id}/rotate`)).status).toBe(404);
+    expect((await sdk().licenseKeys.get({ id: key.id })).key).toBe(again.key);
+  });
 });

@@ -12,6 +12,7 @@ import {
   getActivation,
   getLicenseKey,
   listLicenseKeys,
+  rotateLicenseKey,
   updateLicenseKey,
   validateLicenseKey,
 } from '../../core/billing/license-keys/service.js';
@@ -129,6 +130,20 @@ export const licenseKeyRoutes = [
     body: LicenseKeyUpdate,
     handler: async ({ principal, params, body, deps, apiVersion }) => {
       const { key, customer } = await updateLicenseKey(deps.db, deps.clock, organizationsWith(principal, WRITE), params.id, body);
+      return serializeLicenseKey(key, customer, apiVersion);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/license-keys/:id/rotate',
+    operationId: 'license_keys:rotate',
+    summary: 'Rotate a license key: a new key replaces it (the old one no longer validates); a revoked key is 400 RotateNotPermitted',
+    tag: TAG,
+    scopes: WRITE,
+    params: IdParams,
+    response: { component: 'LicenseKeyRead' },
+    handler: async ({ principal, params, deps, apiVersion }) => {
+      const { key, customer } = await rotateLicenseKey(deps.db, deps.clock, organizationsWith(principal, WRITE), params.id);
       return serializeLicenseKey(key, customer, apiVersion);
     },
   }),

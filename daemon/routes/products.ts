@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createProduct } from '../../core/billing/products/create.js';
 import { PRODUCT_SORTING, ProductBenefitsUpdate, ProductCreate, ProductUpdate, VISIBILITIES } from '../../core/billing/products/schema.js';
 import { serializeProduct } from '../../core/billing/products/serialize.js';
-import { getProduct, listProducts, updateProductBenefits, type Access } from '../../core/billing/products/service.js';
+import { type Access, deleteProduct, getProduct, listProducts, updateProductBenefits } from '../../core/billing/products/service.js';
 import { updateProduct } from '../../core/billing/products/update.js';
 import { metadataFilters } from '../../core/billing/shared/metadata.js';
 import { listResource, PageQuery } from '../../core/billing/shared/pagination.js';
@@ -87,6 +87,19 @@ export const productRoutes = [
     params: IdParams,
     body: ProductUpdate,
     handler: async ({ principal, params, body, deps }) => serializeProduct(await updateProduct(context(deps), access(principal), params.id, body), deps.baseUrl),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/products/:id',
+    operationId: 'products:delete',
+    summary: 'Delete a product nothing uses (no orders, subscriptions or trials, discounts, checkouts or checkout links); else 409 ProductNotDeletable: archive it',
+    tag: 'products',
+    scopes: WRITE,
+    status: 204,
+    params: IdParams,
+    handler: async ({ principal, params, deps }) => {
+      await deleteProduct(context(deps), access(principal), params.id);
+    },
   }),
   defineRoute({
     method: 'post',

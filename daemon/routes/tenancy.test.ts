@@ -129,6 +129,8 @@ beforeAll(async () => {
     { type: 'downloadables', description: 'Files', properties: { files: [download] } },
   ] as never);
   await grantForOrder(daemon, { organizationId: aliceOrg, customerId: licensed.customerId, productId: licensed.productId, orderId: ids.orders });
+  // The walk's benefit is the downloadables one: every /v1/benefits/{id}/… route (files included) answers its owner.
+  ids.benefits = licensed.benefitIds[1]!;
   ids['benefit-grants'] = (await polar.benefitGrants.list({ organizationId: aliceOrg, customerId: licensed.customerId })).result.items.find((g) => g.benefit.type === 'downloadables')!.id;
   const licenseKey = (await polar.licenseKeys.list({ organizationId: aliceOrg })).result.items[0]!;
   ids['license-keys'] = licenseKey.id;

@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
+import { newId, toDbTime } from '../../db/columns.js';
 import { CoreError } from '../../errors.js';
+import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import { findBenefit } from '../benefits/repository.js';
 import { findFilesByIds, findUploadedFile } from '../files/repository.js';
 import type { FileRecord } from '../files/schema.js';
@@ -103,5 +105,59 @@ export async function openDownload(db: Database, clock: Clock, storage: FileStor
   const file = await findUploadedFile(db, claim.file_id, ['downloadable']);
   const body = file && file.organizationId === found.organizationId ? await storage.get(file.path) : undefined;
   if (!file || !body) throw linkInvalid();
+  await recordDownload(db, clock.now(), { organizationId: found.organizationId, benefitId: found.benefitId, fileId: file.id, customerId: found.customerId });
   return { file, body };
+}
+
+/** Counts one download of a file by a customer through a benefit (one row per customer, benefit and file). */
+async function recordDownload(db: Database, at: Date, download: { organizationId: string; benefitId: string; fileId: string; customerId: string }): Promise<void> {
+  await db('file_downloads')
+    .insert({
+      id: newId(),
+      organization_id: download.organizationId,
+      benefit_id: download.benefitId,
+      file_id: download.fileId,
+      customer_id: download.customerId,
+      downloads: 1,
+      created_at: toDbTime(at),
+      last_downloaded_at: toDbTime(at),
+    })
+    .onConflict(['benefit_id', 'file_id', 'customer_id'])
+    .merge({ downloads: db.raw('file_downloads.downloads + 1'), last_downloaded_at: toDbTime(at) });
+}
+
+/** A file of a downloadables benefit, with how many customers downloaded it and how many times in all. */
+export interface BenefitFile {
+  file: FileRecord;
+  downloaders: number;
+  downloads: number;
+}
+
+/**
+ * The uploaded files of a downloadables benefit, in the benefit's order, with their download counts (Polar's
+ * `benefits.files`). 404 for a benefit the caller cannot read or of another type, as Polar.
+ */
+export async function benefitFiles(db: Database, readable: ReadonlySet<string>, benefitId: string, page: PageQuery): Promise<Page<BenefitFile>> {
+  const benefit = await findBenefit(db, benefitId, readable);
+  if (!benefit || benefit.type !== 'downloadables') throw new CoreError('not_found', 'BENEFIT_NOT_FOUND', 'Benefit not found');
+  const ids = benefit.properties.files;
+  const files = await findFilesByIds(db, ids);
+  const listed = ids.flatMap((id) => {
+    const file = files.get(id);
+    return file && file.isUploaded && file.service === 'downloadable' && file.organizationId === benefit.organizationId ? [file] : [];
+  });
+  const shown = listed.slice(offsetOf(page), offsetOf(page) + page.limit);
+  const counts = shown.length
+    ? await db('file_downloads')
+        .where({ benefit_id: benefit.id })
+        .whereIn('file_id', shown.map((file) => file.id))
+        .where('downloads', '>', 0)
+        .groupBy('file_id')
+        .select('file_id', db.raw('count(distinct customer_id) as downloaders'), db.raw('sum(downloads) as downloads'))
+    : [];
+  const byFile = new Map(counts.map((row: Record<string, unknown>) => [String(row.file_id), row]));
+  return {
+    items: shown.map((file) => ({ file, downloaders: Number(byFile.get(file.id)?.downloaders ?? 0), downloads: Number(byFile.get(file.id)?.downloads ?? 0) })),
+    totalCount: listed.length,
+  };
 }

@@ -76,6 +76,16 @@ export async function saveGrantState(trx: Executor, grant: BenefitGrant, expecte
   return (await query.update(stateColumns(grant))) === 1;
 }
 
+/** The grants of a customer for one benefit, whatever their scope (a license key's grant is found among them). */
+export async function grantsOfCustomerBenefit(trx: Executor, customerId: string, benefitId: string): Promise<BenefitGrant[]> {
+  return (await trx(TABLE).where({ customer_id: customerId, benefit_id: benefitId }).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toGrant);
+}
+
+/** Writes a grant's properties alone (what a benefit shows of itself: a license key's display key after a rotation). */
+export async function saveGrantProperties(trx: Executor, id: string, properties: BenefitGrant['properties'], at: Date): Promise<void> {
+  await trx(TABLE).where({ id }).update({ properties: toDbJson(properties), modified_at: toDbTime(at) });
+}
+
 /** A customer's grants from one subscription or order (locked on PostgreSQL for the revocation or cycle that reads them). */
 export async function grantsOfScope(trx: Executor, customerId: string, scope: string): Promise<BenefitGrant[]> {
   const query = trx(TABLE).where({ customer_id: customerId, scope }).orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -25,7 +25,7 @@ import { findCheckout, findCheckoutByClientSecret, insertCheckout, listCheckouts
 import { CHECKOUT_TTL_MS, type Checkout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic, type StoredCheckout } from './schema.js';
 import { serializeCheckout } from './serialize.js';
 import { viewOf } from './view.js';
-import { assertCanSubscribe, assertDiscountRedeemable } from './subscription-rules.js';
+import { assertCanSubscribe } from './subscription-rules.js';
 
 /** What the checkout use cases need: the database, Till's clock, the processor, and the daemon's public URL. */
 export interface CheckoutDeps {
@@ -57,7 +57,7 @@ export function assertOpen(stored: StoredCheckout, now: Date): void {
 
 /** Products of the organization, in the order given, each current (not archived); issues at `field`. */
 async function offeredProducts(db: Executor, organizationId: string, ids: readonly string[], field: string): Promise<Product[]> {
-  const found = new Map((await findProductsByIds(db, ids)).filter((p) => p.organizationId === organizationId).map((p) => [p.id, p]));
+  const found = new Map((await findProductsByIds(db, ids, { forShare: true })).filter((p) => p.organizationId === organizationId).map((p) => [p.id, p]));
   const issues = ids.flatMap((id, index) => {
     const product = found.get(id);
     if (!product) return [issue([field, index], 'Product does not exist.')];
@@ -356,10 +356,7 @@ export async function applyPublicUpdate(trx: Knex.Transaction, deps: CheckoutDep
   const offered = await offeredProducts(trx, stored.organizationId, stored.productIds, 'product_id');
   const change: DiscountChange =
     input.discount_code === undefined || input.discount_code === null ? { kind: 'keep' } : input.discount_code === '' ? { kind: 'id', id: null } : { kind: 'code', code: input.discount_code };
-  const view = await commitUpdate(trx, clock, deps.baseUrl, await settle(trx, now, next, change, offered));
-  // As Polar, the buyer hears of the per-customer limit as soon as the code and the address are known.
-  await assertDiscountRedeemable(trx, view);
-  return view;
+  return commitUpdate(trx, clock, deps.baseUrl, await settle(trx, now, next, change, offered));
 }
 
 /** PATCH /v1/checkouts/client/{client_secret}: the customer fills in the checkout. */

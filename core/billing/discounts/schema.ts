@@ -29,7 +29,6 @@ const Common = {
   starts_at: Timestamp.nullish(),
   ends_at: Timestamp.nullish(),
   max_redemptions: z.number().int().min(1).max(2_147_483_647).nullish(),
-  max_redemptions_per_customer: z.number().int().min(1).max(2_147_483_647).nullish(),
   duration: z.enum(DISCOUNT_DURATIONS),
   duration_in_months: DurationInMonths.nullish(),
   products: z.array(z.uuid()).max(100).nullish(),
@@ -84,7 +83,7 @@ export type DiscountCreate = z.infer<typeof DiscountCreate>;
 
 /**
  * PATCH /v1/discounts/{id}. Every field optional; `null` leaves name, type, duration and the amount
- * as they are, and clears code, starts_at, ends_at, max_redemptions, max_redemptions_per_customer.
+ * as they are, and clears code, starts_at, ends_at, max_redemptions.
  */
 export const DiscountUpdate = z.object({
   name: Common.name.nullish(),
@@ -92,7 +91,6 @@ export const DiscountUpdate = z.object({
   starts_at: Timestamp.nullish(),
   ends_at: Timestamp.nullish(),
   max_redemptions: Common.max_redemptions,
-  max_redemptions_per_customer: Common.max_redemptions_per_customer,
   duration: z.enum(DISCOUNT_DURATIONS).nullish(),
   duration_in_months: DurationInMonths.nullish(),
   type: z.enum(DISCOUNT_TYPES).nullish(),
@@ -134,8 +132,6 @@ export type StoredDiscount = DiscountTerms & {
   startsAt: Date | null;
   endsAt: Date | null;
   maxRedemptions: number | null;
-  /** How often one customer may redeem it (by customer, or by address without its +tag); null: no limit. */
-  maxRedemptionsPerCustomer: number | null;
   redemptionsCount: number;
   metadata: Metadata;
   productIds: string[];

@@ -67,6 +67,11 @@ export async function saveLicenseKey(trx: Executor, key: LicenseKey): Promise<vo
   await trx(TABLE).where({ id: key.id }).update(mutableColumns(key));
 }
 
+/** Writes a rotated key's new value (and its modification time). */
+export async function saveRotatedKey(trx: Executor, key: LicenseKey): Promise<void> {
+  await trx(TABLE).where({ id: key.id }).update({ key: key.key, modified_at: toDbTimeOrNull(key.modifiedAt) });
+}
+
 const lockable = (db: Executor, query: Knex.QueryBuilder, forUpdate?: boolean) => {
   if (forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
   return query;

@@ -6,6 +6,9 @@ import { organizationClock } from '../../jobs/clock.js';
 import { findCustomers } from '../customers/repository.js';
 import type { Customer } from '../customers/schema.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
+import { findBenefit } from '../benefits/repository.js';
+import { grantsOfCustomerBenefit, saveGrantProperties } from '../benefit-grants/repository.js';
+import { generateKey, licenseKeyGrantProperties } from './issue.js';
 import {
   activationsOf,
   countActivations,
@@ -17,6 +20,7 @@ import {
   listLicenseKeys as listRows,
   recordValidation,
   saveLicenseKey,
+  saveRotatedKey,
   type LicenseKeyFilter,
 } from './repository.js';
 import type { LicenseKey, LicenseKeyActivate, LicenseKeyActivation, LicenseKeyDeactivate, LicenseKeyUpdate, LicenseKeyValidate } from './schema.js';
@@ -149,5 +153,32 @@ export async function deactivateLicenseKey(db: Database, clock: Clock, input: Li
     const activation = await findActivation(trx, key.id, input.activation_id);
     const now = (await organizationClock(trx, clock, key.organizationId)).now();
     if (!activation || !(await deleteActivation(trx, activation.id, now))) throw new CoreError('not_found', 'ACTIVATION_NOT_FOUND', 'License key activation not found');
+  });
+}
+
+/** Polar rotates a key that is granted or disabled; a revoked one stays as it was. */
+const ROTATABLE = new Set<LicenseKey['status']>(['granted', 'disabled']);
+
+/**
+ * Rotates a key (Polar's `license_keys.rotate`): a new key from the benefit's prefix replaces the old one, which no
+ * longer validates; status, limits, usage, validations and activations stay. The grant shows the new display key.
+ * `customerId` limits it to one customer's keys (the customer portal). A revoked key is 400 RotateNotPermitted.
+ */
+export async function rotateLicenseKey(db: Database, clock: Clock, writable: ReadonlySet<string>, id: string, options: { customerId?: string } = {}): Promise<LicenseKeyView> {
+  return db.transaction(async (trx) => {
+    const key = await findLicenseKey(trx, id, writable, { forUpdate: true });
+    if (!key || (options.customerId !== undefined && key.customerId !== options.customerId)) throw notFound();
+    if (!ROTATABLE.has(key.status)) {
+      throw new CoreError('bad_request', 'ROTATE_NOT_PERMITTED', `License key cannot be rotated in its current status. Current status: ${key.status}. Allowed statuses: disabled, granted.`);
+    }
+    const benefit = await findBenefit(trx, key.benefitId, [key.organizationId]);
+    const prefix = benefit?.type === 'license_keys' ? benefit.properties.prefix : null;
+    const now = (await organizationClock(trx, clock, key.organizationId)).now();
+    const rotated: LicenseKey = { ...key, key: generateKey(prefix ?? null), modifiedAt: now };
+    await saveRotatedKey(trx, rotated);
+    for (const grant of await grantsOfCustomerBenefit(trx, key.customerId, key.benefitId)) {
+      if (grant.properties.license_key_id === key.id) await saveGrantProperties(trx, grant.id, { ...grant.properties, ...licenseKeyGrantProperties(rotated) }, now);
+    }
+    return view(trx, rotated);
   });
 }

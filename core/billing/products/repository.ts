@@ -141,10 +141,12 @@ export async function findProduct(db: Executor, id: string, organizationIds: Ite
 }
 
 /** Products by id, of any organization (callers check ownership), in one query. */
-export async function findProductsByIds(db: Executor, ids: readonly string[]): Promise<StoredProduct[]> {
+export async function findProductsByIds(db: Executor, ids: readonly string[], options: { forShare?: boolean } = {}): Promise<StoredProduct[]> {
   if (ids.length === 0) return [];
-  const rows = await db(PRODUCTS).whereIn('id', [...new Set(ids)]);
-  return rows.map(toProduct);
+  const query = db(PRODUCTS).whereIn('id', [...new Set(ids)]);
+  // A checkout being opened holds its products (PostgreSQL): a deletion waits for it, then sees the checkout.
+  if (options.forShare && dialectOf(db as Knex) === 'postgres') query.forShare();
+  return (await query).map(toProduct);
 }
 
 export async function insertPrices(trx: Executor, prices: readonly Price[]): Promise<void> {

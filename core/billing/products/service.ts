@@ -91,3 +91,34 @@ export async function updateProductBenefits(context: ProductContext, access: Acc
     return announce(trx, context, product, 'product.updated');
   });
 }
+
+/** What still uses a product, in the order a seller would read them; none: it can be deleted. */
+async function usesOf(trx: Executor, productId: string): Promise<string[]> {
+  const has = async (table: string, column = 'product_id') => Boolean(await trx(table).where(column, productId).first(column));
+  const uses: string[] = [];
+  if (await has('orders')) uses.push('orders');
+  if (await has('subscriptions')) uses.push('subscriptions or trials');
+  if (await has('discount_products')) uses.push('discounts');
+  if (await has('checkouts')) uses.push('checkouts');
+  if (await has('checkout_link_products')) uses.push('checkout links');
+  return uses;
+}
+
+/**
+ * Deletes a product nothing uses (Polar's `products.delete`, SDK 1.x): its prices, benefits, media and custom
+ * fields go with it, and a catalog-as-code key naming it. A product with orders, subscriptions or trials, discounts,
+ * checkouts or checkout links is 409 ProductNotDeletable, as Polar: archive it instead (is_archived).
+ */
+export async function deleteProduct(context: ProductContext, access: Access, id: string): Promise<void> {
+  await context.db.transaction(async (trx) => {
+    const product = await writableProduct(trx, access, id);
+    const uses = await usesOf(trx, product.id);
+    if (uses.length) {
+      throw new CoreError('conflict', 'PRODUCT_NOT_DELETABLE', `Product is in use (${uses.join(', ')}) and cannot be deleted; archive it instead.`);
+    }
+    await trx('catalog_keys').where({ organization_id: product.organizationId, kind: 'product', object_id: product.id }).delete();
+    // Explicitly, not through ON DELETE CASCADE: a SQLite connection without foreign_keys on would leave them.
+    for (const table of ['product_prices', 'product_benefits', 'product_medias', 'product_custom_fields']) await trx(table).where({ product_id: product.id }).delete();
+    await trx('products').where({ id: product.id }).delete();
+  });
+}

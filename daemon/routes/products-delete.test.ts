@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedIn } from '../testing/auth-client.js';
+import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
+import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
+
+// DELETE /v1/products/{id} (Polar's products.delete, in @polar-sh/sdk 1.x): a product nothing uses is deleted with
+// its prices, benefits, media and custom fields; one in use is 409 ProductNotDeletable and stays as it was.
+
+let daemon: TestDaemon;
+let owner: SignedIn;
+let reader: string;
+let organizationId: string;
+
+const sdk = (token = owner.token) => polarSdk(daemon.url, token);
+const v1 = (token: string | undefined, method: string, path: string, body?: unknown) => v1Request(daemon.url, token, method, path, body);
+
+async function product(name = 'Starter') {
+  const benefit = await sdk().benefits.create({ type: 'custom', description: `Support ${randomUUID().slice(0, 6)}`, organizationId, properties: {} });
+  const field = await sdk().customFields.create({ type: 'checkbox', slug: `terms-${randomUUID().slice(0, 8)}`, name: 'Terms', organizationId, properties: {} });
+  const created = await sdk().products.create({ organizationId, name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }], attachedCustomFields: [{ customFieldId: field.id, required: false }] });
+  await sdk().products.updateBenefits({ id: created.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+  return created;
+}
+
+const rowsOf = async (productId: string) => ({
+  products: (await daemon.db('products').where({ id: productId })).length,
+  prices: (await daemon.db('product_prices').where({ product_id: productId })).length,
+  benefits: (await daemon.db('product_benefits').where({ product_id: productId })).length,
+  fields: (await daemon.db('product_custom_fields').where({ product_id: productId })).length,
+});
+
+beforeAll(async () => {
+  daemon = await startTestDaemon();
+  owner = await signUp(daemon.url, { name: 'Dee Lete' });
+  organizationId = await createOrganization(owner, 'Delete Shop');
+  const token = await v1(owner.token, 'POST', '/organization-access-tokens/', { organization_id: organizationId, comment: 'reader', scopes: ['products:read'] });
+  reader = (await token.json()).token;
+});
+afterAll(async () => {
+  await daemon?.close();
+});
+
+describe('DELETE /v1/products/{id}', () => {
+  it('deletes a product nothing uses, with its prices, benefits and custom fields: 204, then 404', async () => {
+    const created = await product();
+    expect(await rowsOf(created.id)).toEqual({ products: 1, prices: 1, benefits: 1, fields: 1 });
+    const deleted = await v1(owner.token, 'DELETE', `/products/${created.id}`);
+    expect(deleted.status).toBe(204);
+    expect(await deleted.text()).toBe('');
+    expect(await rowsOf(created.id)).toEqual({ products: 0, prices: 0, benefits: 0, fields: 0 });
+    expect((await v1(owner.token, 'GET', `/products/${created.id}`)).status).toBe(404);
+    expect((await v1(owner.token, 'DELETE', `/products/${created.id}`)).status).toBe(404);
+  });
+
+  it('refuses a product a checkout, a discount or a checkout link uses with 409 ProductNotDeletable naming the use, and deletes nothing', async () => {
+    const inCheckout = await product('In a checkout');
+    await sdk().checkouts.create({ products: [inCheckout.id] });
+    const inDiscount = await product('In a discount');
+    await sdk().discounts.create({ name: 'Ten', type: 'percentage', basisPoints: 1000, duration: 'once', organizationId, products: [inDiscount.id] } as never);
+    const inLink = await product('In a link');
+    expect((await v1(owner.token, 'POST', '/checkout-links/', { products: [inLink.id], payment_processor: 'stripe' })).status).toBe(201);
+    for (const [used, what] of [[inCheckout, 'checkouts'], [inDiscount, 'discounts'], [inLink, 'checkout links']] as const) {
+      const refused = await v1(owner.token, 'DELETE', `/products/${used.id}`);
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ error: 'ProductNotDeletable', detail: expect.stringContaining(what) });
+      expect(await rowsOf(used.id)).toEqual({ products: 1, prices: 1, benefits: 1, fields: 1 });
+    }
+  });
+
+  it('refuses a product with orders and a subscription, which can only be archived', async () => {
+    const sold = await product('Sold');
+    const checkout = await sdk().checkouts.create({ products: [sold.id], customerEmail: 'buyer@example.com' });
+    await sdk('').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'US' } } });
+    const refused = await v1(owner.token, 'DELETE', `/products/${sold.id}`);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).detail).toMatch(/orders, subscriptions or trials/);
+    expect((await sdk().products.update({ id: sold.id, productUpdate: { isArchived: true } })).isArchived).toBe(true);
+  });
+
+  it('needs products:write, and hides another organization’s product', async () => {
+    const kept = await product('Kept');
+    expect((await v1(reader, 'DELETE', `/products/${kept.id}`)).status).toBe(403);
+    const stranger = await signUp(daemon.url, { name: 'Stranger' });
+    await createOrganization(stranger, 'Elsewhere');
+    expect((await v1(stranger.token, 'DELETE', `/products/${kept.id}`)).status).toBe(404);
+    expect((await v1(undefined, 'DELETE', `/products/${kept.id}`)).status).toBe(401);
+    expect(await rowsOf(kept.id)).toEqual({ products: 1, prices: 1, benefits: 1, fields: 1 });
+  });
+});

@@ -57,6 +57,11 @@ type Wire = Record<string, any>;
 /** The keys whose value is not undefined (Polar leaves a NotRequired key out rather than sending null). */
 const present = (metadata: Record<string, unknown>) => Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== undefined));
 const unlessNull = <T>(value: T | null | undefined) => (value === null ? undefined : value);
+/** The object's creation time when it carries one (else the event takes the change's time). */
+const createdAt = (object: Wire) => {
+  const at = typeof object.created_at === 'string' ? new Date(object.created_at) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+};
 
 /** Customer of an object embedding one (`customer`), else by its `customer_id`. */
 const customerOf = (object: Wire) => ({ customerId: (object.customer_id as string | null) ?? null, externalCustomerId: (object.customer?.external_id as string | null) ?? null });
@@ -157,7 +162,7 @@ export function lifecycleEventsOf(change: LifecycleChange): LifecycleEvent[] {
     case 'subscription.created':
       // Polar writes it only for a subscription that started (a checkout's, or a free one made through the API).
       if (!data.started_at) return [];
-      return [forCustomer('subscription.created', { ...subscriptionBasics(data), started_at: data.started_at }, new Date(data.created_at))];
+      return [forCustomer('subscription.created', { ...subscriptionBasics(data), started_at: data.started_at }, createdAt(data))];
     case 'subscription.updated':
       return subscriptionUpdated(data, previous).map(([name, metadata]) => forCustomer(name, metadata));
     case 'subscription.canceled':
@@ -179,7 +184,7 @@ export function lifecycleEventsOf(change: LifecycleChange): LifecycleEvent[] {
     case 'benefit_grant.revoked':
       return [forCustomer('benefit.revoked', grantMetadata(data))];
     case 'customer.created':
-      return [{ name: 'customer.created', customerId: data.id, externalCustomerId: data.external_id ?? null, metadata: customerBasics(data), at: new Date(data.created_at) }];
+      return [{ name: 'customer.created', customerId: data.id, externalCustomerId: data.external_id ?? null, metadata: customerBasics(data), at: createdAt(data) }];
     case 'customer.updated':
       return [{ name: 'customer.updated', customerId: data.id, externalCustomerId: data.external_id ?? null, metadata: { ...customerBasics(data), updated_fields: updatedFields(data, previous) } }];
     case 'customer.deleted':

@@ -4,6 +4,7 @@ import type { Executor } from '../db/database.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
 import { applyFilter, type EventFilter } from './events-repository.js';
+import { SYSTEM_EVENT_LABELS } from './lifecycle.js';
 
 const TABLE = 'event_types';
 
@@ -71,7 +72,12 @@ export async function listEventTypeStats(db: Executor, filter: EventFilter, labe
       .leftJoin(`${TABLE} as t`, (join) => join.on('t.organization_id', 'g.organization_id').andOn('t.name', 'g.name').andOnVal('g.source', '=', 'user'));
     if (labelQuery) {
       const pattern = `%${labelQuery.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query.where((q: Knex.QueryBuilder) => q.whereRaw("lower(g.name) like ? escape '\\'", [pattern]).orWhereRaw("lower(t.label) like ? escape '\\'", [pattern]));
+      // A system name's label is Polar's (Order Paid), not a stored type's.
+      const systemNames = Object.entries(SYSTEM_EVENT_LABELS).filter(([, label]) => label.toLowerCase().includes(labelQuery.toLowerCase())).map(([name]) => name);
+      query.where((q: Knex.QueryBuilder) => {
+        q.whereRaw("lower(g.name) like ? escape '\\'", [pattern]).orWhereRaw("lower(t.label) like ? escape '\\'", [pattern]);
+        if (systemNames.length) q.orWhere((s: Knex.QueryBuilder) => s.where('g.source', 'system').whereIn('g.name', systemNames));
+      });
     }
     return query;
   };

@@ -96,3 +96,9 @@ export async function isMeterPriced(db: Executor, meterId: string): Promise<bool
   const row = await db('product_prices').where({ meter_id: meterId, is_archived: false }).first('id');
   return row !== undefined;
 }
+
+/** Whether an order has billed this meter's usage (a line from one of its metered prices): Polar's last_billed_event. */
+export async function hasMeterBilled(db: Executor, meterId: string): Promise<boolean> {
+  const row = await db('order_items').join('product_prices', 'product_prices.id', 'order_items.product_price_id').where('product_prices.meter_id', meterId).first('order_items.id');
+  return row !== undefined;
+}

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import type { Page, PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
-import { findMeter, insertMeter, isMeterPriced, listMeters as listRows, saveMeter } from './meters-repository.js';
+import { findMeter, hasMeterBilled, insertMeter, isMeterPriced, listMeters as listRows, saveMeter } from './meters-repository.js';
 import { meterQuantities, type Quantities, type QuantitiesQuery } from './quantities.js';
 import type { Meter, MeterCreate, MeterUpdate } from './schema.js';
 
@@ -58,13 +58,24 @@ export function listMeters(
 
 /**
  * PATCH /v1/meters/{id}: any field; `is_archived` archives or unarchives. A meter billed by a live price
- * cannot be archived (the price would bill nothing); the row is locked so a price cannot appear meanwhile.
+ * cannot be archived (the price would bill nothing); the row is locked so a price cannot appear meanwhile. Once an
+ * order billed its usage, `filter` and `aggregation` are refused (422), as Polar refuses them after its first billed event.
  */
 export async function updateMeter(db: Database, clock: Clock, access: Access, id: string, input: MeterUpdate): Promise<Meter> {
   return db.transaction(async (trx) => {
     const current = await findMeter(trx, id, [...access.read], { forUpdate: true });
     if (!current) throw meterNotFound();
     if (!access.write.has(current.organizationId)) throw new CoreError('forbidden', 'NOT_PERMITTED', 'You may read this meter but not change it');
+    // As Polar: once the meter has billed, what it counts is fixed (a field given at all is refused, even unchanged).
+    const sensitive = (['filter', 'aggregation'] as const).filter((field) => input[field] !== undefined);
+    if (sensitive.length && (await hasMeterBilled(trx, current.id))) {
+      throw new CoreError(
+        'invalid',
+        'METER_ALREADY_BILLED',
+        "The meter's filter and aggregation can't be changed once it has billed",
+        sensitive.map((field) => ({ loc: ['body', field], msg: "This field can't be updated because the meter is already aggregating events.", type: 'forbidden' })),
+      );
+    }
     let archivedAt = current.archivedAt;
     if (input.is_archived === true && !current.archivedAt) {
       if (await isMeterPriced(trx, current.id)) {

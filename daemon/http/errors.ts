@@ -24,6 +24,7 @@ export const WIRE_ERRORS: Readonly<Record<string, { status: number; error: strin
   CHECKOUT_EXPIRED: { status: 410, error: 'ExpiredCheckoutError' },
   ALREADY_ACTIVE_SUBSCRIPTION: { status: 403, error: 'AlreadyActiveSubscriptionError' },
   TRIAL_ALREADY_REDEEMED: { status: 403, error: 'TrialAlreadyRedeemed' },
+  DISCOUNT_REDEMPTION_LIMIT_REACHED: { status: 403, error: 'DiscountRedemptionLimitReached' },
   SUBSCRIPTION_ALREADY_CANCELED: { status: 403, error: 'AlreadyCanceledSubscription' },
   SUBSCRIPTION_ENDED: { status: 410, error: 'ResourceUnavailable' },
   SUBSCRIPTION_LOCKED: { status: 409, error: 'SubscriptionLocked' },

@@ -276,6 +276,9 @@ describe('lifecycle system events in /v1/events', () => {
     const types = await sdk.eventTypes.list({ organizationId, source: 'system', limit: 100 });
     const orderPaid = types.result.items.find((t) => t.name === 'order.paid');
     expect(orderPaid).toMatchObject({ id: null, label: 'Order Paid', source: 'system', occurrences: 3 });
+    // A query finds a system name by Polar's label too, as Polar's does.
+    const byLabel = await sdk.eventTypes.list({ organizationId, query: 'order paid', limit: 100 });
+    expect(byLabel.result.items.map((t) => t.name)).toEqual(['order.paid']);
   });
 
   it('keeps lifecycle events out of meters: a meter matching every event counts the user events alone', async () => {

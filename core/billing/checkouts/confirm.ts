@@ -15,7 +15,7 @@ import type { Checkout, CheckoutConfirm, CheckoutUpdatePublic } from './schema.j
 import { billingAddressFields, checkoutFlags, checkoutUrl } from './serialize.js';
 import { announceCheckout, applyPublicUpdate, assertOpen, checkoutNotFound, type CheckoutDeps } from './service.js';
 import { viewOf } from './view.js';
-import { assertCanSubscribe, assertTrialAvailable } from './subscription-rules.js';
+import { assertCanSubscribe, assertDiscountRedeemable, assertTrialAvailable } from './subscription-rules.js';
 
 const UPDATE_FIELDS = [
   'product_id', 'product_price_id', 'amount', 'customer_name', 'customer_email', 'customer_billing_name', 'customer_billing_address',
@@ -69,6 +69,7 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
     if (issues.length) throw invalid(issues);
     await assertCanSubscribe(trx, checkout);
     await assertTrialAvailable(trx, checkout);
+    await assertDiscountRedeemable(trx, checkout);
     return { checkout, clock };
   });
   const flags = checkoutFlags(checkout);

@@ -225,3 +225,20 @@ export async function insertTrialRedemption(trx: Executor, redemption: { id: str
 export async function trialRedeemedBy(db: Executor, organizationId: string, customerEmail: string): Promise<boolean> {
   return (await db('trial_redemptions').where({ organization_id: organizationId, customer_email: customerEmail }).first('id')) !== undefined;
 }
+
+/**
+ * The other checkouts that hold a redemption of the discount (confirmed or paid with it) for this customer id or for
+ * an address at this domain (the caller compares the addresses exactly): Polar's redemptions of one customer.
+ */
+export async function discountRedemptionsNear(db: Executor, discountId: string, exceptCheckoutId: string, who: { customerId: string | null; emailDomain: string | null }): Promise<{ customerId: string | null; customerEmail: string | null }[]> {
+  if (!who.customerId && !who.emailDomain) return [];
+  const rows = await db(TABLE)
+    .where({ discount_id: discountId, discount_claimed: true })
+    .whereNot('id', exceptCheckoutId)
+    .andWhere((q) => {
+      if (who.customerId) q.orWhere('customer_id', who.customerId);
+      if (who.emailDomain) q.orWhereRaw('lower(customer_email) like ?', [`%@${who.emailDomain.toLowerCase()}`]);
+    })
+    .select('customer_id', 'customer_email');
+  return rows.map((row) => ({ customerId: (row.customer_id as string | null) ?? null, customerEmail: (row.customer_email as string | null) ?? null }));
+}

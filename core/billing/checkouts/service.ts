@@ -25,7 +25,7 @@ import { findCheckout, findCheckoutByClientSecret, insertCheckout, listCheckouts
 import { CHECKOUT_TTL_MS, type Checkout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic, type StoredCheckout } from './schema.js';
 import { serializeCheckout } from './serialize.js';
 import { viewOf } from './view.js';
-import { assertCanSubscribe } from './subscription-rules.js';
+import { assertCanSubscribe, assertDiscountRedeemable } from './subscription-rules.js';
 
 /** What the checkout use cases need: the database, Till's clock, the processor, and the daemon's public URL. */
 export interface CheckoutDeps {
@@ -356,7 +356,10 @@ export async function applyPublicUpdate(trx: Knex.Transaction, deps: CheckoutDep
   const offered = await offeredProducts(trx, stored.organizationId, stored.productIds, 'product_id');
   const change: DiscountChange =
     input.discount_code === undefined || input.discount_code === null ? { kind: 'keep' } : input.discount_code === '' ? { kind: 'id', id: null } : { kind: 'code', code: input.discount_code };
-  return commitUpdate(trx, clock, deps.baseUrl, await settle(trx, now, next, change, offered));
+  const view = await commitUpdate(trx, clock, deps.baseUrl, await settle(trx, now, next, change, offered));
+  // As Polar, the buyer hears of the per-customer limit as soon as the code and the address are known.
+  await assertDiscountRedeemable(trx, view);
+  return view;
 }
 
 /** PATCH /v1/checkouts/client/{client_secret}: the customer fills in the checkout. */

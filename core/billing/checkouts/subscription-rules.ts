@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import { hasBillableSubscription } from '../subscriptions/repository.js';
 import type { Executor } from '../../db/database.js';
-import { trialRedeemedBy } from './repository.js';
+import { discountRedemptionsNear, trialRedeemedBy } from './repository.js';
 import type { Checkout } from './schema.js';
 
 /**
@@ -38,5 +38,23 @@ export async function assertTrialAvailable(db: Executor, checkout: Checkout): Pr
   if (!checkout.organization.settings.subscription_settings.prevent_trial_abuse) return;
   if (await trialRedeemedBy(db, checkout.organizationId, comparableEmail(checkout.customerEmail))) {
     throw new CoreError('forbidden', 'TRIAL_ALREADY_REDEEMED', 'You have already used a trial for this product. Trials can only be used once per customer.');
+  }
+}
+
+/**
+ * Polar's per-customer discount limit (`max_redemptions_per_customer`), checked when the customer applies a code
+ * or fills in their address, and again at confirm: the checkouts that redeemed the discount for the same customer
+ * id or the same address (without its +tag, any case), this one aside, must be fewer than the limit; otherwise 403
+ * DiscountRedemptionLimitReached. Till does not compare card fingerprints (it keeps none).
+ */
+export async function assertDiscountRedeemable(db: Executor, checkout: Checkout): Promise<void> {
+  const limit = checkout.discount?.maxRedemptionsPerCustomer ?? null;
+  if (limit === null || !checkout.discountId) return;
+  const email = checkout.customerEmail ? comparableEmail(checkout.customerEmail) : null;
+  const domain = email ? email.slice(email.lastIndexOf('@') + 1) : null;
+  const near = await discountRedemptionsNear(db, checkout.discountId, checkout.id, { customerId: checkout.customerId, emailDomain: domain });
+  const mine = near.filter((r) => (checkout.customerId !== null && r.customerId === checkout.customerId) || (email !== null && r.customerEmail !== null && comparableEmail(r.customerEmail) === email));
+  if (mine.length >= limit) {
+    throw new CoreError('forbidden', 'DISCOUNT_REDEMPTION_LIMIT_REACHED', 'You have already redeemed this discount the maximum number of times allowed per customer.');
   }
 }

@@ -33,6 +33,7 @@ function toStoredDiscount(row: Record<string, unknown>, related: Related): Store
     startsAt: fromDbTimeOrNull(row.starts_at),
     endsAt: fromDbTimeOrNull(row.ends_at),
     maxRedemptions: row.max_redemptions === null ? null : fromDbInt(row.max_redemptions),
+    maxRedemptionsPerCustomer: row.max_redemptions_per_customer === null || row.max_redemptions_per_customer === undefined ? null : fromDbInt(row.max_redemptions_per_customer),
     redemptionsCount: fromDbInt(row.redemptions_count),
     metadata: fromDbJson<Metadata>(row.metadata),
     productIds: related.productIds,
@@ -61,6 +62,7 @@ function toRow(discount: StoredDiscount) {
     starts_at: toDbTimeOrNull(discount.startsAt),
     ends_at: toDbTimeOrNull(discount.endsAt),
     max_redemptions: discount.maxRedemptions,
+    max_redemptions_per_customer: discount.maxRedemptionsPerCustomer,
     metadata: toDbJson(discount.metadata),
     modified_at: toDbTimeOrNull(discount.modifiedAt),
   };

@@ -29,6 +29,7 @@ const Common = {
   starts_at: Timestamp.nullish(),
   ends_at: Timestamp.nullish(),
   max_redemptions: z.number().int().min(1).max(2_147_483_647).nullish(),
+  max_redemptions_per_customer: z.number().int().min(1).max(2_147_483_647).nullish(),
   duration: z.enum(DISCOUNT_DURATIONS),
   duration_in_months: DurationInMonths.nullish(),
   products: z.array(z.uuid()).max(100).nullish(),
@@ -83,7 +84,7 @@ export type DiscountCreate = z.infer<typeof DiscountCreate>;
 
 /**
  * PATCH /v1/discounts/{id}. Every field optional; `null` leaves name, type, duration and the amount
- * as they are, and clears code, starts_at, ends_at, max_redemptions.
+ * as they are, and clears code, starts_at, ends_at, max_redemptions, max_redemptions_per_customer.
  */
 export const DiscountUpdate = z.object({
   name: Common.name.nullish(),
@@ -91,6 +92,7 @@ export const DiscountUpdate = z.object({
   starts_at: Timestamp.nullish(),
   ends_at: Timestamp.nullish(),
   max_redemptions: Common.max_redemptions,
+  max_redemptions_per_customer: Common.max_redemptions_per_customer,
   duration: z.enum(DISCOUNT_DURATIONS).nullish(),
   duration_in_months: DurationInMonths.nullish(),
   type: z.enum(DISCOUNT_TYPES).nullish(),
@@ -132,6 +134,8 @@ export type StoredDiscount = DiscountTerms & {
   startsAt: Date | null;
   endsAt: Date | null;
   maxRedemptions: number | null;
+  /** How often one customer may redeem it (by customer, or by address without its +tag); null: no limit. */
+  maxRedemptionsPerCustomer: number | null;
   redemptionsCount: number;
   metadata: Metadata;
   productIds: string[];

@@ -17,7 +17,7 @@ export function serializeDiscountTerms(discount: DiscountTerms & { organizationC
  * `currency` and `amounts` (all three required), a percentage one `basis_points`.
  */
 export function serializeDiscount(discount: Discount) {
-  return { ...serializeDiscountMinimal(discount), max_redemptions_per_customer: null, products: discount.products.map(serializeProductBase) };
+  return { ...serializeDiscountMinimal(discount), max_redemptions_per_customer: discount.maxRedemptionsPerCustomer, products: discount.products.map(serializeProductBase) };
 }
 
 /** Polar's DiscountMinimal: a discount without its product list (what a checkout link embeds). */

@@ -36,7 +36,8 @@ import { metricsIndexes } from './0044_metrics_indexes.js';
 import { customerEmailUpdates } from './0045_customer_email_updates.js';
 import { eventTypes } from './0046_event_types.js';
 import { trialRedemptions } from './0047_trial_redemptions.js';
-import { fileDownloads } from './0048_file_downloads.js';
+import { discountRedemptionsPerCustomer } from './0048_discount_redemptions_per_customer.js';
+import { fileDownloads } from './0049_file_downloads.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -77,5 +78,6 @@ export const migrations: readonly Migration[] = [
   customerEmailUpdates,
   eventTypes,
   trialRedemptions,
+  discountRedemptionsPerCustomer,
   fileDownloads,
 ];

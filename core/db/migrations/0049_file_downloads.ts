@@ -6,7 +6,7 @@ import { columnHelpers } from '../dialect.js';
  * customer fetched it (Polar's downloadables table): what `benefits.files` counts as downloaders and downloads.
  */
 export const fileDownloads: Migration = {
-  name: '0048_file_downloads',
+  name: '0049_file_downloads',
 
   async up(db) {
     const { timestamp } = columnHelpers(db);

@@ -6,6 +6,7 @@ import type { SortCriterion } from '../shared/query.js';
 import type { Customer, CustomerFilter, CustomerKey } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
 import { BILLABLE_STATUSES } from '../subscriptions/schema.js';
+import { read } from '../../db/read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'customers';
@@ -129,7 +130,7 @@ export async function findCustomers(
   if ('id' in key) query.where({ id: key.id });
   else query.where({ external_id: key.externalId });
   if (options.forUpdate && dialectOf(db) === 'postgres') query.forUpdate();
-  const rows = await query.orderBy('id').limit(2);
+  const rows = await read<Record<string, unknown>[]>(query.orderBy('id').limit(2));
   return rows.map(toCustomer);
 }
 

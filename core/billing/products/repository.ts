@@ -6,6 +6,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
+import { read } from '../../db/read.js';
 
 type Executor = Knex | Knex.Transaction;
 const PRODUCTS = 'products';
@@ -136,7 +137,7 @@ export async function saveProduct(trx: Executor, product: StoredProduct): Promis
 export async function findProduct(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<StoredProduct | undefined> {
   const query = db(PRODUCTS).where({ id }).whereIn('organization_id', [...organizationIds]).first();
   if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
-  const row = await query;
+  const row = await read<Record<string, unknown> | undefined>(query);
   return row ? toProduct(row) : undefined;
 }
 
@@ -170,7 +171,7 @@ export async function pricesOf(db: Executor, productIds: readonly string[], opti
   if (productIds.length === 0) return byProduct;
   const query = withMeter(db(PRICES).whereIn(`${PRICES}.product_id`, productIds));
   if (!options.archived) query.where(`${PRICES}.is_archived`, false);
-  for (const row of await query.orderBy([`${PRICES}.product_id`, `${PRICES}.position`])) byProduct.get(row.product_id)?.push(toPrice(row));
+  for (const row of await read<Record<string, any>[]>(query.orderBy([`${PRICES}.product_id`, `${PRICES}.position`]))) byProduct.get(row.product_id)?.push(toPrice(row));
   return byProduct;
 }
 
@@ -184,12 +185,25 @@ export async function findPrice(db: Executor, id: string): Promise<(Price & { or
 export async function linksOf(db: Executor, productIds: readonly string[]): Promise<Map<string, ProductLinks>> {
   const byProduct = new Map<string, ProductLinks>(productIds.map((id) => [id, { benefitIds: [], mediaIds: [], customFields: [] }]));
   if (productIds.length === 0) return byProduct;
-  const benefits = await db(BENEFITS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
-  const medias = await db(MEDIAS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
-  const fields = await db(CUSTOM_FIELDS).whereIn('product_id', productIds).orderBy(['product_id', 'position']);
-  for (const row of benefits) byProduct.get(row.product_id)?.benefitIds.push(row.benefit_id);
-  for (const row of medias) byProduct.get(row.product_id)?.mediaIds.push(row.file_id);
-  for (const row of fields) byProduct.get(row.product_id)?.customFields.push({ customFieldId: row.custom_field_id, required: fromDbBool(row.required) });
+  // The three link tables in one statement (one round trip on PostgreSQL instead of three), each row tagged with
+  // its table; ordered by table, product and position as the three queries were. The custom fields come first so
+  // that PostgreSQL types the union's `required` by their boolean column, not by the others' NULL.
+  const links = (table: string, kind: 'b' | 'm' | 'f', ref: string) =>
+    db(table)
+      .whereIn('product_id', productIds)
+      .select(db.raw(`'${kind}' as kind`), 'product_id', 'position', `${ref} as ref`, kind === 'f' ? 'required' : db.raw('null as required'));
+  const rows = await read<{ kind: string; product_id: string; ref: string; required: unknown }[]>(
+    links(CUSTOM_FIELDS, 'f', 'custom_field_id')
+      .unionAll([links(BENEFITS, 'b', 'benefit_id'), links(MEDIAS, 'm', 'file_id')])
+      .orderBy(['kind', 'product_id', 'position']),
+  );
+  for (const row of rows) {
+    const link = byProduct.get(row.product_id);
+    if (!link) continue;
+    if (row.kind === 'b') link.benefitIds.push(row.ref);
+    else if (row.kind === 'm') link.mediaIds.push(row.ref);
+    else link.customFields.push({ customFieldId: row.ref, required: fromDbBool(row.required) });
+  }
   return byProduct;
 }
 

@@ -7,6 +7,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Customer } from '../customers/schema.js';
 import type { CancellationReason, PendingItem, Subscription, SubscriptionInterval, SubscriptionStatus } from './schema.js';
+import { read } from '../../db/read.js';
 
 const TABLE = 'subscriptions';
 const PRICES = 'subscription_prices';
@@ -90,7 +91,7 @@ function columns(s: Subscription) {
 async function priceIdsOf(db: Executor, ids: readonly string[]): Promise<Map<string, string[]>> {
   const byId = new Map<string, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byId;
-  const rows = await db(PRICES).whereIn('subscription_id', [...ids]).orderBy(['subscription_id', 'position']).select('subscription_id', 'price_id');
+  const rows = await read<Record<string, any>[]>(db(PRICES).whereIn('subscription_id', [...ids]).orderBy(['subscription_id', 'position']).select('subscription_id', 'price_id'));
   for (const row of rows) byId.get(row.subscription_id)?.push(row.price_id);
   return byId;
 }
@@ -147,7 +148,7 @@ export async function findSubscriptionsByIds(db: Executor, ids: readonly string[
 
 /** A customer's subscriptions in the given statuses, oldest first (customer state, "one subscription" rules). */
 export async function subscriptionsOfCustomer(db: Executor, customerId: string, statuses: readonly SubscriptionStatus[]): Promise<Subscription[]> {
-  const rows = await db(TABLE).where({ customer_id: customerId }).whereIn('status', [...statuses]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await read<Record<string, any>[]>(db(TABLE).where({ customer_id: customerId }).whereIn('status', [...statuses]).orderBy([{ column: 'created_at' }, { column: 'id' }]));
   const prices = await priceIdsOf(db, rows.map((row) => row.id));
   return rows.map((row) => toSubscription(row, prices.get(row.id) ?? []));
 }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { Principal } from '../../../core/billing/shared/principal.js';
 import { ANONYMOUS, reachableOrganizations } from '../../../core/billing/shared/principal.js';
@@ -126,8 +126,21 @@ export function targetOrganization(principal: Principal, requested: string | nul
 /** What a seller route's context holds for `customer`: nobody (a handler of a non-portal route never reads it). */
 const NO_CUSTOMER: CustomerPrincipal = { sessionId: '', organizationId: '', customerId: '', expiresAt: new Date(0), returnUrl: null };
 
-/** Mounts the routes on a router: authenticate, check scope, claim the idempotency key, validate, call, serialize. */
+/** `/v1/products` of `/v1/products/:id`: the first two segments, when both are plain words (lower case, as Express matches). */
+const GROUP = /^\/([a-z0-9_-]+)\/([a-z0-9_-]+)(?=\/|$)/;
+const groupOf = (path: string) => GROUP.exec(path.toLowerCase())?.[0];
+
+/**
+ * Mounts the routes on a router: authenticate, check scope, claim the idempotency key, validate, call, serialize.
+ * Routes are grouped by their first two segments (`/v1/products`), one router per group, and a request goes
+ * straight to its group's: Express tries a router's routes one after another, and walking the ~180 /v1 routes cost
+ * more than some of the reads themselves (docs/performance.md, "Reads"). Groups cannot overlap (their first two
+ * segments differ), and within one the routes keep their order, so the route answering is the same as before. A
+ * route whose path does not start with two plain segments is tried after the groups.
+ */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V1Deps) {
+  const groups = new Map<string, Router>();
+  const ungrouped: [AnyRoute, RequestHandler][] = [];
   for (const route of routes) {
     const handler: RequestHandler = async (req: Request, res: Response, next) => {
       let claim: Claim | undefined;
@@ -174,8 +187,22 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: V
         next(error);
       }
     };
-    router[route.method](route.path, handler);
+    const group = groupOf(route.path);
+    if (!group) {
+      ungrouped.push([route, handler]);
+      continue;
+    }
+    let groupRouter = groups.get(group);
+    if (!groupRouter) groups.set(group, (groupRouter = Router()));
+    groupRouter[route.method](route.path, handler);
   }
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const group = groupOf(req.path);
+    const groupRouter = group === undefined ? undefined : groups.get(group);
+    if (groupRouter) groupRouter(req, res, next);
+    else next();
+  });
+  for (const [route, handler] of ungrouped) router[route.method](route.path, handler);
 }
 
 /**

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+
+interface SqliteStatement {
+  all(values: unknown[]): unknown[];
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+}
+/** The parts of knex's pool (tarn) read here: counts, and the idle connection itself. */
+interface Pool {
+  numUsed(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  numPendingValidations(): number;
+  free?: { resource?: SqliteConnection }[];
+}
+interface SqliteClient {
+  config: { client?: unknown };
+  transacting?: boolean;
+  pool?: Pool;
+  _formatBindings?(bindings: readonly unknown[]): unknown[];
+}
+
+/**
+ * The one SQLite connection, when nobody holds it (no query in flight, no transaction open on it) and nobody waits
+ * for it. A statement run on it synchronously, before anything else can get a turn, is then exactly what knex would
+ * have done after acquiring it, without the acquiring.
+ */
+function idleConnection(client: SqliteClient): SqliteConnection | undefined {
+  if (client.transacting || client.config.client !== 'better-sqlite3') return undefined;
+  const pool = client.pool;
+  if (!pool || !Array.isArray(pool.free) || pool.free.length !== 1) return undefined;
+  if (pool.numUsed() !== 0 || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0 || pool.numPendingValidations() !== 0) return undefined;
+  return pool.free[0]!.resource;
+}
+
+/**
+ * Runs a select (or a `.first()`) built with knex, as awaiting the builder would, answering the same rows. On SQLite
+ * with the connection idle it runs the compiled statement straight on the connection (prepared once: the connection
+ * caches statements): knex's runner costs more than the query itself on the hot reads (acquiring the connection
+ * through the pool sets two timers and a dozen promises per query; docs/performance.md, "Reads"). Anywhere else —
+ * PostgreSQL, in a transaction, the connection busy or awaited — it awaits the builder.
+ */
+export async function read<T>(query: Knex.QueryBuilder): Promise<T> {
+  const client = (query as unknown as { client: SqliteClient }).client;
+  const connection = idleConnection(client);
+  if (connection) {
+    const compiled = query.toSQL() as Knex.Sql & { options?: Record<string, unknown> };
+    const method = compiled.method as string;
+    if ((method === 'select' || method === 'first') && !(compiled.options && Object.keys(compiled.options).length > 0)) {
+      const { sql, bindings } = compiled.toNative();
+      const values = client._formatBindings ? client._formatBindings(bindings as unknown[]) : (bindings as unknown[]);
+      const rows = connection.prepare(sql).all(values);
+      return (method === 'first' ? rows[0] : rows) as T;
+    }
+  }
+  return (await query) as T;
+}

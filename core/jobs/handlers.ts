@@ -1,5 +1,6 @@
 import type { JobHandlers } from './jobs.js';
 import { subscriptionJobs } from '../billing/subscriptions/jobs.js';
+import { pastDueJobs } from '../billing/subscriptions/past-due-access.js';
 import { meteringJobs } from '../metering/customer-meters.js';
 import { rollupJobs } from '../metering/rollups.js';
 import { checkoutJobs } from '../billing/checkouts/jobs.js';
@@ -15,6 +16,7 @@ import { productGrantJobs } from '../billing/benefit-grants/product-benefits.js'
  */
 export const JOB_HANDLERS: JobHandlers = {
   ...subscriptionJobs,
+  ...pastDueJobs,
   ...meteringJobs,
   ...rollupJobs,
   ...checkoutJobs,

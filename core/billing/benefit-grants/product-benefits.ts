@@ -36,8 +36,8 @@ async function alignHolding(trx: Knex.Transaction, clock: Clock, holding: Holdin
 
 /**
  * Active and trialing subscriptions are granted the product's new benefits, as Polar grants them (its `active`
- * statuses); past due ones keep what they had (Till keeps access while dunning runs) but lose removed benefits, as do
- * ended ones. Paid one-time orders are granted unless a refund or a resolved dispute took their benefits back.
+ * statuses); past due ones get nothing new (during their grace period they keep what they had) but lose removed
+ * benefits, as do ended ones. Paid one-time orders are granted unless a refund or a resolved dispute took their benefits back.
  * Each holding runs in its own transaction, so one customer's failure does not hold the others back (the job runs
  * again and finds the done ones aligned).
  */

@@ -12,6 +12,7 @@ import { PAY_LINK_MAIL_JOB } from '../pay-links/job-kinds.js';
 import type { StoredOrder } from '../orders/schema.js';
 import { settleIntent } from '../payments/settle.js';
 import { nextRetryAt } from './dunning.js';
+import { PAST_DUE_REVOKE_JOB, subscriptionRecovered, subscriptionWentPastDue } from './past-due-access.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
 import { commit, endSubscription, type BillingContext } from './renewal.js';
 import { findSubscription } from './repository.js';
@@ -124,6 +125,7 @@ export async function finishSubscriptionPayment(trx: Knex.Transaction, clock: Cl
   // The customer is mailed a link to pay it themselves (core/billing/pay-links), while dunning goes on.
   await scheduleJob(trx, { organizationId: current.organizationId, kind: PAY_LINK_MAIL_JOB, subjectId: payment.id, runAt: now });
   await commit(trx, clock, baseUrl, current, next);
+  if (current.status !== 'past_due') await subscriptionWentPastDue(trx, clock, next, next.pastDueAt!);
   return { giveBack: false };
 }
 
@@ -149,7 +151,9 @@ export async function payOwedOrder(
   const renewAt = current.currentPeriodEnd.getTime() > now.getTime() ? current.currentPeriodEnd : now;
   await scheduleJob(trx, { organizationId: current.organizationId, kind: RENEW_JOB, subjectId: current.id, runAt: renewAt });
   await commit(trx, clock, baseUrl, current, next);
-  if (order.billingReason === 'subscription_cycle') {
+  await cancelJob(trx, PAST_DUE_REVOKE_JOB, current.id);
+  const regranted = current.status === 'past_due' && (await subscriptionRecovered(trx, clock, next));
+  if (!regranted && order.billingReason === 'subscription_cycle') {
     await cycleBenefits(trx, clock, { organizationId: current.organizationId, customerId: current.customerId, subscriptionId: current.id });
   }
 }

@@ -40,6 +40,8 @@ export interface LifecycleChange {
   type: string;
   data: unknown;
   previous?: Record<string, unknown> | null;
+  /** How the change was made, where Polar's metadata says it (a plan change's `proration_behavior`). */
+  detail?: Record<string, unknown>;
 }
 
 /** A system event to write: its name, its customer and Polar's metadata for it. */
@@ -107,7 +109,7 @@ function subscriptionCanceled(s: Wire): Record<string, unknown> {
 }
 
 /** What a subscription.updated webhook means as Polar's system events: a renewal, a change of product, of discount. */
-function subscriptionUpdated(s: Wire, previous: Wire | null | undefined): Array<[string, Record<string, unknown>]> {
+function subscriptionUpdated(s: Wire, previous: Wire | null | undefined, detail: Wire | undefined): Array<[string, Record<string, unknown>]> {
   if (!previous) return [];
   const events: Array<[string, Record<string, unknown>]> = [];
   const cycled = previous.current_period_start !== undefined && previous.current_period_start !== s.current_period_start && s.status !== 'canceled';
@@ -116,6 +118,7 @@ function subscriptionUpdated(s: Wire, previous: Wire | null | undefined): Array<
   if (previous.product_id !== undefined && previous.product_id !== s.product_id) {
     events.push(['subscription.product_updated', { subscription_id: s.id, old_product_id: previous.product_id, new_product_id: s.product_id }]);
     changes.product_id = s.product_id;
+    if (detail?.proration_behavior) changes.proration_behavior = detail.proration_behavior;
   }
   // A discount that ran out at a renewal is not a change the seller or customer made (Polar sends nothing for it).
   if (!cycled && previous.discount_id !== undefined && previous.discount_id !== s.discount_id) changes.discount_id = s.discount_id ?? null;
@@ -164,7 +167,7 @@ export function lifecycleEventsOf(change: LifecycleChange): LifecycleEvent[] {
       if (!data.started_at) return [];
       return [forCustomer('subscription.created', { ...subscriptionBasics(data), started_at: data.started_at }, createdAt(data))];
     case 'subscription.updated':
-      return subscriptionUpdated(data, previous).map(([name, metadata]) => forCustomer(name, metadata));
+      return subscriptionUpdated(data, previous, change.detail).map(([name, metadata]) => forCustomer(name, metadata));
     case 'subscription.canceled':
       return [forCustomer('subscription.canceled', subscriptionCanceled(data))];
     case 'subscription.uncanceled':

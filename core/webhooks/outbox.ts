@@ -68,12 +68,12 @@ export function onEventCommitted(db: Executor, listener: (organizationId: string
  * so the event exists exactly when the change does. The lifecycle changes Polar also reports as system events
  * (order paid, subscription created, benefit granted, customer created…) get theirs here, in the same transaction;
  * `previous` (the changed object's fields before the change, wire names) tells what a subscription.updated,
- * customer.updated or benefit_grant.updated changed.
+ * customer.updated or benefit_grant.updated changed; `detail`, how it was made (a plan change's proration_behavior).
  */
 export async function recordEvent(
   trx: Knex.Transaction,
   clock: Clock,
-  event: { organizationId: string; type: WebhookEventType; data: unknown; previous?: Record<string, unknown> | null },
+  event: { organizationId: string; type: WebhookEventType; data: unknown; previous?: Record<string, unknown> | null; detail?: Record<string, unknown> },
 ): Promise<OutboxEvent> {
   const now = clock.now();
   const payload: EventPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };

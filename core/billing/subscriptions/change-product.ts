@@ -173,7 +173,7 @@ export async function previewProductChange(deps: PlanDeps, access: Access, id: s
 async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to: Target, behavior: ProrationBehavior): Promise<SubscriptionView> {
   const { moved, lines, invoiceNow, bill } = await planMove(deps, s, to, behavior);
 
-  if (bill && bill.amounts.totalAmount > 0) return invoiceChange(deps, access, s, moved, bill.input);
+  if (bill && bill.amounts.totalAmount > 0) return invoiceChange(deps, access, s, moved, bill.input, behavior);
 
   const saved = await deps.db.transaction(async (trx) => {
     const { s: current, clock } = await writable(trx, deps, access, s.id);
@@ -181,7 +181,7 @@ async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to:
     const next: Subscription = { ...moved, pendingItems: invoiceNow ? s.pendingItems : [...s.pendingItems, ...lines] };
     // Invoiced, but nothing to pay (a full discount): the order is on record, paid.
     if (bill) await createOrder(trx, clock, { ...bill.input, status: 'paid', paymentId: null });
-    await commit(trx, clock, deps.baseUrl, s, next);
+    await commit(trx, clock, deps.baseUrl, s, next, { proration_behavior: behavior });
     return next;
   });
   return (await viewsOf(deps.db, [saved]))[0];
@@ -195,6 +195,8 @@ interface PlannedChange {
   priceIds: string[];
   amount: number;
   order: Omit<OrderCreateInput, 'status' | 'paymentId'>;
+  /** The change's proration behavior (absent on changes planned before it was kept). */
+  behavior?: ProrationBehavior;
 }
 
 /**
@@ -203,7 +205,7 @@ interface PlannedChange {
  * the processor is asked and its answer settles the intent (finishPlanChange). A decline refuses the change and
  * changes nothing but the failed payment on record; a payment still processing leaves the change to its settlement.
  */
-async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscription, moved: Subscription, order: PlannedChange['order']): Promise<SubscriptionView> {
+async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscription, moved: Subscription, order: PlannedChange['order'], behavior: ProrationBehavior): Promise<SubscriptionView> {
   const payments = await processorFor(deps.db, deps, s.organizationId);
   const claimed = await deps.db.transaction(async (trx) => {
     const { s: current, clock } = await writable(trx, deps, access, s.id);
@@ -211,7 +213,7 @@ async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscrip
     if ((await unsettledPaymentsOfSubscription(trx, s.id)).length) throw locked('The payment of another change of this subscription is under way; try again once it is settled.');
     const now = clock.now();
     const method = await methodOf(trx, s);
-    const plan: PlannedChange = { fromProductId: s.productId, cycle: s.cycle, productId: moved.productId, priceIds: moved.priceIds, amount: moved.amount, order };
+    const plan: PlannedChange = { fromProductId: s.productId, cycle: s.cycle, productId: moved.productId, priceIds: moved.priceIds, amount: moved.amount, order, behavior };
     const payment = await insertPayment(trx, {
       organizationId: s.organizationId,
       customerId: s.customerId,
@@ -263,6 +265,6 @@ export async function finishPlanChange(trx: Knex.Transaction, clock: Clock, base
   const order = await createOrder(trx, clock, { ...plan.order, status: 'paid', paymentId: payment.id });
   await linkPayment(trx, payment.id, { orderId: order.id });
   const next: Subscription = { ...current, productId: plan.productId, priceIds: plan.priceIds, amount: plan.amount, modifiedAt: clock.now() };
-  await commit(trx, clock, baseUrl, current, next);
+  await commit(trx, clock, baseUrl, current, next, plan.behavior ? { proration_behavior: plan.behavior } : undefined);
   return { giveBack: false };
 }

@@ -28,16 +28,19 @@ export function eventTypesOf(previous: Subscription | null, next: Subscription):
   return types;
 }
 
+/** How a change was made, as Polar's subscription.updated system event tells it (a plan change's proration). */
+export type ChangeDetail = { proration_behavior?: string };
+
 /**
  * Records the events of a change in its transaction, each carrying the subscription exactly as the API answers
  * it, and tells the customer-state domain when what the customer is entitled to may have changed.
  */
-export async function announceChange(trx: Knex.Transaction, clock: Clock, baseUrl: string, previous: Subscription | null, next: Subscription): Promise<void> {
+export async function announceChange(trx: Knex.Transaction, clock: Clock, baseUrl: string, previous: Subscription | null, next: Subscription, detail?: ChangeDetail): Promise<void> {
   const [view] = await viewsOf(trx, [next]);
   const data = serializeSubscription(view, baseUrl);
   // What the lifecycle system events compare (a renewal, a change of product or discount), in wire names.
   const before = previous && { product_id: previous.productId, discount_id: previous.discountId, current_period_start: previous.currentPeriodStart.toISOString() };
-  for (const type of eventTypesOf(previous, next)) await recordEvent(trx, clock, { organizationId: next.organizationId, type, data, previous: before });
+  for (const type of eventTypesOf(previous, next)) await recordEvent(trx, clock, { organizationId: next.organizationId, type, data, previous: before, detail });
   const entitlementChanged =
     previous === null ||
     previous.status !== next.status ||

@@ -7,7 +7,7 @@ import { cycleBenefits, revokeBenefits } from '../benefit-grants/service.js';
 import { findDiscount } from '../discounts/repository.js';
 import { createOrder } from '../orders/service.js';
 import { findPrice, findProductsByIds } from '../products/repository.js';
-import { announceChange } from './events.js';
+import { announceChange, type ChangeDetail } from './events.js';
 import { CHARGE_JOB, RENEW_JOB } from './job-kinds.js';
 import { orderInput, type Line } from './lines.js';
 import { discountApplies, nextPeriodOf } from './periods.js';
@@ -23,10 +23,10 @@ export interface BillingContext {
 }
 
 /** Saves a change made on a row read (and locked) in this transaction, along the transition table only. */
-export async function commit(trx: Knex.Transaction, clock: Clock, baseUrl: string, current: Subscription, next: Subscription): Promise<void> {
+export async function commit(trx: Knex.Transaction, clock: Clock, baseUrl: string, current: Subscription, next: Subscription, detail?: ChangeDetail): Promise<void> {
   if (!canTransition(current.status, next.status)) throw new Error(`Subscription ${current.id} cannot go from ${current.status} to ${next.status}`);
   if (!(await saveSubscription(trx, current, next))) throw new Error(`Subscription ${current.id} changed under a locked update`);
-  await announceChange(trx, clock, baseUrl, current, next);
+  await announceChange(trx, clock, baseUrl, current, next, detail);
 }
 
 /** One period's charge: a line per price (or one line at the subscription's amount when its prices do not add up). */

@@ -151,15 +151,16 @@ describe('PATCH /v1/products/{id} and POST /v1/products/{id}/benefits', () => {
     expect(await daemon.db('product_prices').where({ product_id: product.id })).toHaveLength(6);
   });
 
-  it('archives and unarchives a product, which stays readable and is never deleted', async () => {
+  it('archives and unarchives a product, which stays readable (archiving deletes nothing)', async () => {
     const product = await create({ name: 'Seasonal' });
     const archived = await sdk(owner.token).products.update({ id: product.id, productUpdate: { isArchived: true } });
     expect(archived).toMatchObject({ isArchived: true, prices: product.prices });
     expect((await sdk(owner.token).products.get({ id: product.id })).isArchived).toBe(true);
     expect((await sdk(owner.token).products.list({ organizationId, isArchived: true })).result.items.map((p) => p.id)).toContain(product.id);
     expect((await sdk(owner.token).products.update({ id: product.id, productUpdate: { isArchived: false } })).isArchived).toBe(false);
-    expect((await v1(owner.token, 'DELETE', `/products/${product.id}`)).status).toBe(404);
+    // Deleting is products.delete's (products-delete.test.ts): an archive keeps the product and its prices.
     expect(await daemon.db('products').where({ id: product.id }).first()).toBeDefined();
+    expect(await daemon.db('product_prices').where({ product_id: product.id })).toHaveLength(product.prices.length);
   });
 
   it('sets and clears a trial on a recurring product, and refuses one on a one-time product', async () => {
@@ -309,7 +310,7 @@ describe('products seen from other domains', () => {
   it('describes the products operations in /openapi.json with their request schemas', async () => {
     const document = await (await fetch(`${daemon.url}/openapi.json`)).json();
     expect(Object.keys(document.paths['/v1/products'])).toEqual(['get', 'post']);
-    expect(Object.keys(document.paths['/v1/products/{id}'])).toEqual(['get', 'patch']);
+    expect(Object.keys(document.paths['/v1/products/{id}'])).toEqual(['get', 'patch', 'delete']);
     expect(document.paths['/v1/products/{id}/benefits'].post['x-scopes']).toEqual(['products:write']);
     expect(JSON.stringify(document.paths['/v1/products'].post.requestBody)).toContain('"minimum_amount"');
     expect(document.paths['/v1/products'].get.parameters.map((p: { name: string }) => p.name)).toEqual(

@@ -56,16 +56,21 @@ describe('DELETE /v1/products/{id}', () => {
   it('refuses a product a checkout, a discount or a checkout link uses with 409 ProductNotDeletable naming the use, and deletes nothing', async () => {
     const inCheckout = await product('In a checkout');
     await sdk().checkouts.create({ products: [inCheckout.id] });
+    // Offered second, not selected: the checkout still lists it.
+    const offered = await product('Offered beside');
+    const beside = await sdk().checkouts.create({ products: [inCheckout.id, offered.id] });
+    expect(beside.productId).toBe(inCheckout.id);
     const inDiscount = await product('In a discount');
     await sdk().discounts.create({ name: 'Ten', type: 'percentage', basisPoints: 1000, duration: 'once', organizationId, products: [inDiscount.id] } as never);
     const inLink = await product('In a link');
     expect((await v1(owner.token, 'POST', '/checkout-links/', { products: [inLink.id], payment_processor: 'stripe' })).status).toBe(201);
-    for (const [used, what] of [[inCheckout, 'checkouts'], [inDiscount, 'discounts'], [inLink, 'checkout links']] as const) {
+    for (const [used, what] of [[inCheckout, 'checkouts'], [offered, 'checkouts'], [inDiscount, 'discounts'], [inLink, 'checkout links']] as const) {
       const refused = await v1(owner.token, 'DELETE', `/products/${used.id}`);
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ error: 'ProductNotDeletable', detail: expect.stringContaining(what) });
       expect(await rowsOf(used.id)).toEqual({ products: 1, prices: 1, benefits: 1, fields: 1 });
     }
+    expect((await sdk().checkouts.get({ id: beside.id })).products.map((p) => p.id)).toEqual([inCheckout.id, offered.id]);
   });
 
   it('refuses a product with orders and a subscription, which can only be archived', async () => {

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
+import { dialectOf } from '../../db/database.js';
 import type { Database } from '../../db/database.js';
 import { CoreError } from '../../errors.js';
 import { organizationClock } from '../../jobs/clock.js';
@@ -99,7 +101,9 @@ async function usesOf(trx: Executor, productId: string): Promise<string[]> {
   if (await has('orders')) uses.push('orders');
   if (await has('subscriptions')) uses.push('subscriptions or trials');
   if (await has('discount_products')) uses.push('discounts');
-  if (await has('checkouts')) uses.push('checkouts');
+  // A checkout offers its products in product_ids (the selected one is also product_id): any of them counts.
+  const offered = dialectOf(trx as Knex) === 'postgres' ? trx('checkouts').whereRaw('product_ids @> ?::jsonb', [JSON.stringify([productId])]) : trx('checkouts').whereRaw('exists (select 1 from json_each(checkouts.product_ids) where value = ?)', [productId]);
+  if ((await has('checkouts')) || (await offered.first('id'))) uses.push('checkouts');
   if (await has('checkout_link_products')) uses.push('checkout links');
   return uses;
 }

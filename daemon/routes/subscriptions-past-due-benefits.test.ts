@@ -74,4 +74,39 @@ describe('benefits of a past due subscription, as Polar', () => {
     await s.advance('+3d');
     await expect.poll(s.isGranted, { timeout: 20_000 }).toEqual([false]);
   });
+
+  it('cycles the benefits of a renewal paid within the grace period even when the subscription holds a grant revoked for another reason', async () => {
+    const s = await declinedSubscriber('Grace Cycle', 3);
+    // A second benefit, granted and then taken off the product: its grant stays revoked in the subscription's scope.
+    const product = (await call('GET', `/products/?organization_id=${s.organizationId}`)).items[0];
+    const kept = product.benefits[0].id;
+    const extra = await call('POST', '/benefits/', { organization_id: s.organizationId, type: 'custom', description: 'Extra', properties: {} });
+    await call('POST', `/products/${product.id}/benefits`, { benefits: [kept, extra.id] });
+    await expect.poll(async () => (await s.isGranted()).sort(), { timeout: 20_000 }).toEqual([true, true]);
+    await call('POST', `/products/${product.id}/benefits`, { benefits: [kept] });
+    await expect.poll(async () => (await s.isGranted()).sort(), { timeout: 20_000 }).toEqual([false, true]);
+
+    await s.advance('+1month');
+    await expect.poll(s.status, { timeout: 20_000 }).toBe('past_due');
+    const mailed = async () => {
+      for (const mail of await daemon.db('mail_outbox').where({ to_address: 'gracecycle@example.com' })) {
+        const match = /\/pay\/(till_pay_[A-Za-z0-9_-]+)/.exec(String(mail.body));
+        if (match) return match[0];
+      }
+      return undefined;
+    };
+    await expect.poll(mailed, { timeout: 20_000 }).toBeTruthy();
+    const paid = await fetch(`${daemon.url}${await mailed()}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url },
+      body: new URLSearchParams({ intent: 'pay', card_number: '4242424242424242', card_expiry: '12 / 34', card_cvc: '123' }),
+    });
+    expect(paid.status).toBeLessThan(400);
+    await expect.poll(s.status, { timeout: 20_000 }).toBe('active');
+    // The paid renewal gives the kept benefit its new period; the removed one stays revoked.
+    const cycled = async () => (await daemon.db('webhook_events').where({ organization_id: s.organizationId, type: 'benefit_grant.cycled' })).length;
+    await expect.poll(cycled, { timeout: 20_000 }).toBe(1);
+    expect((await s.isGranted()).sort()).toEqual([false, true]);
+  });
 });

@@ -32,13 +32,16 @@ export async function subscriptionWentPastDue(trx: Knex.Transaction, clock: Cloc
 /**
  * A past due subscription was paid and is active again: the benefits revoked while it was owed are granted again
  * (benefit_grant.updated), as Polar's mark_active grants them. Answers whether any was, so the caller does not also
- * cycle them (a re-grant already gives a period's meter credits).
+ * cycle them (a re-grant already gives a period's meter credits). A grant revoked for another reason (its benefit
+ * was taken off the product) stays revoked and counts for nothing: only a grant that goes from revoked to granted here
+ * is a re-grant.
  */
 export async function subscriptionRecovered(trx: Knex.Transaction, clock: Clock, s: Subscription): Promise<boolean> {
-  const grants = await grantsOfScope(trx, s.customerId, scopeOf({ subscriptionId: s.id }));
-  if (!grants.some((grant) => stateOf(grant) === 'revoked')) return false;
+  const scope = scopeOf({ subscriptionId: s.id });
+  const revoked = new Set((await grantsOfScope(trx, s.customerId, scope)).filter((grant) => stateOf(grant) === 'revoked').map((grant) => grant.id));
+  if (revoked.size === 0) return false;
   await grantBenefits(trx, clock, { organizationId: s.organizationId, customerId: s.customerId, productId: s.productId, orderId: null, subscriptionId: s.id });
-  return true;
+  return (await grantsOfScope(trx, s.customerId, scope)).some((grant) => revoked.has(grant.id) && stateOf(grant) === 'granted');
 }
 
 export const pastDueJobs: JobHandlers = {

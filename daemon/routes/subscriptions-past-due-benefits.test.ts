@@ -34,6 +34,25 @@ async function declinedSubscriber(name: string, graceDays: number) {
   return { organizationId, subscriptionId: paid.subscription_id as string, isGranted, advance, status };
 }
 
+/** The customer pays the owed renewal from the link mailed to `email`, with a good card (the pay page's form). */
+async function payFromMailedLink(email: string) {
+  const mailed = async () => {
+    for (const mail of await daemon.db('mail_outbox').where({ to_address: email })) {
+      const match = /\/pay\/(till_pay_[A-Za-z0-9_-]+)/.exec(String(mail.body));
+      if (match) return match[0];
+    }
+    return undefined;
+  };
+  await expect.poll(mailed, { timeout: 20_000 }).toBeTruthy();
+  const paid = await fetch(`${daemon.url}${await mailed()}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url },
+    body: new URLSearchParams({ intent: 'pay', card_number: '4242424242424242', card_expiry: '12 / 34', card_cvc: '123' }),
+  });
+  expect(paid.status).toBeLessThan(400);
+}
+
 describe('benefits of a past due subscription, as Polar', () => {
   it('revokes them when the renewal is declined, with no grace period (Polar\'s default), and grants them again once paid', async () => {
     const s = await declinedSubscriber('No Grace', 0);
@@ -41,22 +60,7 @@ describe('benefits of a past due subscription, as Polar', () => {
     await expect.poll(s.status, { timeout: 20_000 }).toBe('past_due');
     await expect.poll(s.isGranted, { timeout: 20_000 }).toEqual([false]);
 
-    // The customer pays the owed renewal from the mailed pay link with a good card.
-    const mailed = async () => {
-      for (const mail of await daemon.db('mail_outbox').where({ to_address: 'nograce@example.com' })) {
-        const match = /\/pay\/(till_pay_[A-Za-z0-9_-]+)/.exec(String(mail.body));
-        if (match) return match[0];
-      }
-      return undefined;
-    };
-    await expect.poll(mailed, { timeout: 20_000 }).toBeTruthy();
-    const paid = await fetch(`${daemon.url}${await mailed()}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url },
-      body: new URLSearchParams({ intent: 'pay', card_number: '4242424242424242', card_expiry: '12 / 34', card_cvc: '123' }),
-    });
-    expect(paid.status).toBeLessThan(400);
+    await payFromMailedLink('nograce@example.com');
     await expect.poll(s.status, { timeout: 20_000 }).toBe('active');
     await expect.poll(s.isGranted, { timeout: 20_000 }).toEqual([true]);
     const grantEvents = (await daemon.db('webhook_events').where({ organization_id: s.organizationId }).whereIn('type', ['benefit_grant.revoked', 'benefit_grant.updated', 'benefit_grant.cycled']).orderBy('seq')).map((e) => e.type);
@@ -88,21 +92,7 @@ describe('benefits of a past due subscription, as Polar', () => {
 
     await s.advance('+1month');
     await expect.poll(s.status, { timeout: 20_000 }).toBe('past_due');
-    const mailed = async () => {
-      for (const mail of await daemon.db('mail_outbox').where({ to_address: 'gracecycle@example.com' })) {
-        const match = /\/pay\/(till_pay_[A-Za-z0-9_-]+)/.exec(String(mail.body));
-        if (match) return match[0];
-      }
-      return undefined;
-    };
-    await expect.poll(mailed, { timeout: 20_000 }).toBeTruthy();
-    const paid = await fetch(`${daemon.url}${await mailed()}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url },
-      body: new URLSearchParams({ intent: 'pay', card_number: '4242424242424242', card_expiry: '12 / 34', card_cvc: '123' }),
-    });
-    expect(paid.status).toBeLessThan(400);
+    await payFromMailedLink('gracecycle@example.com');
     await expect.poll(s.status, { timeout: 20_000 }).toBe('active');
     // The paid renewal gives the kept benefit its new period; the removed one stays revoked.
     const cycled = async () => (await daemon.db('webhook_events').where({ organization_id: s.organizationId, type: 'benefit_grant.cycled' })).length;

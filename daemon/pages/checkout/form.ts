@@ -228,6 +228,21 @@ export function parseCard(body: unknown): { ok: true; card: PaymentMethodInput }
 }
 
 /**
+ * The payment method a card form sent: the typed card in the sandbox (parseCard), Stripe's ConfirmationToken id
+ * otherwise (the Payment Element creates it in the browser; without JavaScript none arrives). `doing` ends the
+ * message for a form that sent no token: "pay here", "add a card here".
+ */
+export function paymentMethodOf(body: unknown, sandbox: boolean, doing: string): { ok: true; method: PaymentMethodInput } | { ok: false; errors: { form?: string; fields?: FieldErrors } } {
+  if (sandbox) {
+    const card = parseCard(body);
+    return card.ok ? { ok: true, method: card.card } : { ok: false, errors: { fields: card.errors } };
+  }
+  const token = fieldOf(body, 'confirmation_token_id').trim();
+  if (!token) return { ok: false, errors: { form: `Your card details did not reach Stripe: JavaScript is needed to ${doing}. Turn it on, reload this page and try again.` } };
+  return { ok: true, method: { kind: 'token', token } };
+}
+
+/**
  * Where a service error about a body field belongs on the form: Polar's `loc` (`['body', 'custom_field_data', slug]`,
  * `['body', 'customer_billing_address', 'country']`, `['body', 'card_number']`) to the input's name.
  */

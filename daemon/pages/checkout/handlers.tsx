@@ -15,7 +15,7 @@ import { loadReceipt } from './receipt.js';
 import { formatMoney } from './money.js';
 import { discountEnds, type Renewal } from './describe.js';
 import { computeAmounts, taxBasisPointsFor } from '../../../core/billing/pricing/amounts.js';
-import { inputForLocation, parseCard, parseCheckoutForm, type ParsedCheckoutForm } from './form.js';
+import { inputForLocation, parseCard, parseCheckoutForm, paymentMethodOf, type ParsedCheckoutForm } from './form.js';
 import type { CheckoutWire } from './types.js';
 import type { PaymentMethodInput } from '../../../core/payments/processor.js';
 import { CheckoutClosedPage, CheckoutNotFoundPage } from './views/CheckoutClosedPage.js';
@@ -226,9 +226,9 @@ export function submitCheckout(deps: AppDeps): RequestHandler {
         if (!card?.ok) return again(400, { fields: parseCardErrorsOrRequired(req.body) }, undefined, checkout);
         paymentMethod = card.card;
       } else {
-        const token = typeof (req.body as Record<string, unknown>).confirmation_token_id === 'string' ? String((req.body as Record<string, unknown>).confirmation_token_id).trim() : '';
-        if (!token) return again(400, { form: 'Your card details did not reach Stripe: JavaScript is needed to pay here. Turn it on, reload this page and try again.' }, undefined, checkout);
-        paymentMethod = { kind: 'token', token };
+        const sent = paymentMethodOf(req.body, false, 'pay here');
+        if (!sent.ok) return again(400, sent.errors, undefined, checkout);
+        paymentMethod = sent.method;
       }
     }
     try {

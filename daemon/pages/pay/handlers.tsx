@@ -4,11 +4,10 @@ import { openPayLink, openPayLinkRefreshed, payWithLink, returnToPayLink, type P
 import { payReturnPath } from '../../../core/billing/pay-links/return-url.js';
 import { systemClock } from '../../../core/clock.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
-import type { PaymentMethodInput } from '../../../core/payments/processor.js';
 import type { Payment } from '../../../core/payments/repository.js';
 import { organizationPaymentMode, type PaymentModeName } from '../../payment-mode.js';
 import { allowStripe, sendToAuthenticate } from '../checkout/handlers.js';
-import { parseCard } from '../checkout/form.js';
+import { paymentMethodOf } from '../checkout/form.js';
 import type { FieldErrors } from '../forms.js';
 import { sendPage } from '../render.js';
 import { PaidPage, PayLinkClosedPage, PayLinkNotFoundPage, PaymentNotCompletedPage, PayPage, WaitingPage, type OwedRenewal } from './views/PayPage.js';
@@ -106,17 +105,9 @@ export function submitPayLink(deps: AppDeps): RequestHandler {
     if (sendSettled(res, view, mode, token)) return;
     const again = (status: number, errors: { form?: string; fields?: FieldErrors }) => sendForm(deps, res, status, view, mode, token, errors);
     if (mode === 'not_configured') return again(409, { form: `${view.sellerName} cannot take payments at the moment. Nothing was charged.` });
-    let method: PaymentMethodInput;
-    if (mode === 'sandbox') {
-      const card = parseCard(req.body);
-      if (!card.ok) return again(400, { fields: card.errors });
-      method = card.card;
-    } else {
-      const body = req.body as Record<string, unknown>;
-      const typed = typeof body.confirmation_token_id === 'string' ? body.confirmation_token_id.trim() : '';
-      if (!typed) return again(400, { form: 'Your card details did not reach Stripe: JavaScript is needed to pay here. Turn it on, reload this page and try again.' });
-      method = { kind: 'token', token: typed };
-    }
+    const sent = paymentMethodOf(req.body, mode === 'sandbox', 'pay here');
+    if (!sent.ok) return again(400, sent.errors);
+    const method = sent.method;
     let payment: Payment;
     try {
       payment = await payWithLink(payLinkDepsOf(deps), token, method);

@@ -7,10 +7,9 @@ import type { CustomerPrincipal } from '../../../core/billing/customer-sessions/
 import { customersByIds } from '../../../core/billing/customers/repository.js';
 import type { Organization } from '../../../core/billing/organizations/schema.js';
 import { CoreError, isCoreError } from '../../../core/errors.js';
-import type { PaymentMethodInput } from '../../../core/payments/processor.js';
 import { organizationPaymentMode } from '../../payment-mode.js';
 import { allowStripe, sendToAuthenticate } from '../checkout/handlers.js';
-import { parseCard } from '../checkout/form.js';
+import { paymentMethodOf } from '../checkout/form.js';
 import type { FieldErrors } from '../forms.js';
 import { sendPage } from '../render.js';
 import { clockOf, signedIn } from './handlers.js';
@@ -89,17 +88,9 @@ export function submitPortalPaymentMethod(deps: AppDeps): RequestHandler {
     const again = (status: number, errors: { form?: string; fields?: FieldErrors }) => sendCards(deps, res, status, organization, principal, { errors });
     const mode = await organizationPaymentMode(deps, organization.id);
     if (mode === 'not_configured') return again(409, { form: `${organization.name} cannot take cards at the moment.` });
-    let method: PaymentMethodInput;
-    if (mode === 'sandbox') {
-      const card = parseCard(req.body);
-      if (!card.ok) return again(400, { fields: card.errors });
-      method = card.card;
-    } else {
-      const body = req.body as Record<string, unknown>;
-      const typed = typeof body.confirmation_token_id === 'string' ? body.confirmation_token_id.trim() : '';
-      if (!typed) return again(400, { form: 'Your card details did not reach Stripe: JavaScript is needed to add a card here. Turn it on, reload this page and try again.' });
-      method = { kind: 'token', token: typed };
-    }
+    const sent = paymentMethodOf(req.body, mode === 'sandbox', 'add a card here');
+    if (!sent.ok) return again(400, sent.errors);
+    const method = sent.method;
     try {
       const result = await addOwnPaymentMethod(addDepsOf(deps), principal, {
         method,

@@ -92,3 +92,68 @@ describe('subscription_settings.prevent_trial_abuse', () => {
     for (let i = 0; i < 2; i++) expect((await confirm((await open(plan.id, { customer_email: 'vic@example.com' })).client_secret)).status).toBe(200);
   });
 });
+
+describe('two checkouts of one customer at the same moment', () => {
+  /** Confirms each pair of checkouts at once and answers, for each pair, the statuses sorted. */
+  async function confirmPairs(pairs: [string, string][], body: Record<string, unknown> = {}) {
+    return Promise.all(pairs.map(async ([a, b]) => (await Promise.all([confirm(a, body), confirm(b, body)])).map((r) => r.status).sort()));
+  }
+
+  it('lets one subscription through and refuses the other with 403 when multiple subscriptions are off', async () => {
+    const { organizationId, product } = await shop('Race Sub', { allow_multiple_subscriptions: false });
+    const basic = await product({ name: 'Basic', recurring_interval: 'month' });
+    const pro = await product({ name: 'Pro', recurring_interval: 'month' });
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < 4; i++) {
+      const email = `racer${i}@example.com`;
+      pairs.push([(await open(basic.id, { customer_email: email })).client_secret, (await open(pro.id, { customer_email: email })).client_secret]);
+    }
+    expect(await confirmPairs(pairs)).toEqual(Array(4).fill([200, 403]));
+    const subscriptions = (await call('GET', `/subscriptions/?organization_id=${organizationId}&limit=100`)).items;
+    expect(subscriptions).toHaveLength(4);
+    expect(new Set(subscriptions.map((s: { customer: { email: string } }) => s.customer.email)).size).toBe(4);
+  });
+
+  it('gives one trial and refuses the other with 403 when trial abuse is prevented', async () => {
+    const { organizationId, product } = await shop('Race Trial', { allow_multiple_subscriptions: true, prevent_trial_abuse: true });
+    const plan = await product({ name: 'Trial plan', recurring_interval: 'month', trial_interval: 'day', trial_interval_count: 14 });
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < 4; i++) {
+      pairs.push([(await open(plan.id, { customer_email: `t${i}@example.com` })).client_secret, (await open(plan.id, { customer_email: `t${i}+again@example.com` })).client_secret]);
+    }
+    expect(await confirmPairs(pairs)).toEqual(Array(4).fill([200, 403]));
+    expect((await call('GET', `/subscriptions/?organization_id=${organizationId}&limit=100`)).items).toHaveLength(4);
+  });
+
+  it('redeems a discount limited to once a customer only once', async () => {
+    const { organizationId, product } = await shop('Race Discount', { allow_multiple_subscriptions: true });
+    const book = await product({ name: 'Book' });
+    await call('POST', '/discounts/', { organization_id: organizationId, name: 'Once', code: 'RACEONCE', type: 'percentage', basis_points: 5000, duration: 'once', max_redemptions_per_customer: 1 });
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < 4; i++) {
+      const email = `d${i}@example.com`;
+      const withCode = async () => {
+        const checkout = await open(book.id, { customer_email: email, allow_discount_codes: true });
+        expect((await update(checkout.client_secret, { discount_code: 'RACEONCE' })).status).toBe(200);
+        return checkout.client_secret as string;
+      };
+      pairs.push([await withCode(), await withCode()]);
+    }
+    expect(await confirmPairs(pairs)).toEqual(Array(4).fill([200, 403]));
+    const orders = (await call('GET', `/orders/?organization_id=${organizationId}&limit=100`)).items;
+    expect(orders.filter((o: { discount_id: string | null }) => o.discount_id !== null)).toHaveLength(4);
+  });
+
+  it('counts a checkout still waiting on 3-D Secure as the customer\'s subscription', async () => {
+    const { organizationId, product } = await shop('Pending Sub', { allow_multiple_subscriptions: false });
+    const basic = await product({ name: 'Basic', recurring_interval: 'month' });
+    const pro = await product({ name: 'Pro', recurring_interval: 'month' });
+    const waiting = await confirm((await open(basic.id, { customer_email: 'wanda@example.com' })).client_secret, { confirmation_token_id: 'tok_threeDSecure2Required' });
+    expect(waiting.status).toBe(200);
+    expect((await waiting.json()).status).toBe('confirmed');
+    const second = await confirm((await open(pro.id, { customer_email: 'wanda@example.com' })).client_secret);
+    expect(second.status).toBe(403);
+    expect(await second.json()).toMatchObject({ error: 'AlreadyActiveSubscriptionError' });
+    expect((await call('GET', `/subscriptions/?organization_id=${organizationId}`)).items).toHaveLength(0);
+  });
+});

@@ -15,7 +15,7 @@ import type { Checkout, CheckoutConfirm, CheckoutUpdatePublic } from './schema.j
 import { billingAddressFields, checkoutFlags, checkoutUrl } from './serialize.js';
 import { announceCheckout, applyPublicUpdate, assertOpen, checkoutNotFound, type CheckoutDeps } from './service.js';
 import { viewOf } from './view.js';
-import { assertCanSubscribe, assertDiscountRedeemable, assertTrialAvailable } from './subscription-rules.js';
+import { assertCheckoutRules, holdCheckoutCustomer } from './subscription-rules.js';
 
 const UPDATE_FIELDS = [
   'product_id', 'product_price_id', 'amount', 'customer_name', 'customer_email', 'customer_billing_name', 'customer_billing_address',
@@ -67,9 +67,7 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
       issues.push(issue(['confirmation_token_id'], 'A payment method is required: fill in the card form, or pass a test token such as tok_visa.', 'missing'));
     }
     if (issues.length) throw invalid(issues);
-    await assertCanSubscribe(trx, checkout);
-    await assertTrialAvailable(trx, checkout);
-    await assertDiscountRedeemable(trx, checkout);
+    await assertCheckoutRules(trx, checkout);
     return { checkout, clock };
   });
   const flags = checkoutFlags(checkout);
@@ -89,9 +87,12 @@ export async function confirmCheckout(deps: CheckoutDeps, clientSecret: string, 
     }
   }
 
-  // 3. Claim the checkout, the discount redemption and the payment intent together.
+  // 3. Claim the checkout, the discount redemption and the payment intent together, the rules checked again with
+  // the customer held (another checkout of theirs may have been claimed since step 1).
   const claimed = await db.transaction(async (trx) => {
     const now = clock.now();
+    await holdCheckoutCustomer(trx, checkout);
+    await assertCheckoutRules(trx, checkout);
     const payment = flags.isPaymentRequired
       ? await insertPayment(trx, {
           organizationId: checkout.organizationId,

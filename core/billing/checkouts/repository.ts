@@ -222,6 +222,23 @@ export async function insertTrialRedemption(trx: Executor, redemption: { id: str
 }
 
 /** Whether anyone with this comparable address took a trial in the organization before (any product, as Polar checks). */
+/**
+ * Whether another checkout of a recurring product in the organization is confirmed for this customer (by id, else by
+ * email in any case) and waits on its payment (3-D Secure, the bank): paid, it becomes a subscription, so it counts
+ * as one for allow_multiple_subscriptions.
+ */
+export async function hasSubscriptionCheckoutInFlight(db: Executor, organizationId: string, exceptCheckoutId: string, who: { customerId: string | null; email: string | null }): Promise<boolean> {
+  const query = db(TABLE)
+    .join('products', 'products.id', `${TABLE}.product_id`)
+    .where({ [`${TABLE}.organization_id`]: organizationId, [`${TABLE}.status`]: 'confirmed' })
+    .whereNot(`${TABLE}.id`, exceptCheckoutId)
+    .whereNotNull('products.recurring_interval');
+  if (who.customerId) query.where(`${TABLE}.customer_id`, who.customerId);
+  else if (who.email) query.whereRaw(`lower(${TABLE}.customer_email) = ?`, [who.email.toLowerCase()]);
+  else return false;
+  return (await query.first(`${TABLE}.id`)) !== undefined;
+}
+
 export async function trialRedeemedBy(db: Executor, organizationId: string, customerEmail: string): Promise<boolean> {
   return (await db('trial_redemptions').where({ organization_id: organizationId, customer_email: customerEmail }).first('id')) !== undefined;
 }

@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import { hasBillableSubscription } from '../subscriptions/repository.js';
-import type { Executor } from '../../db/database.js';
-import { discountRedemptionsNear, trialRedeemedBy } from './repository.js';
+import { dialectOf, type Executor } from '../../db/database.js';
+import { discountRedemptionsNear, hasSubscriptionCheckoutInFlight, trialRedeemedBy } from './repository.js';
 import type { Checkout } from './schema.js';
 
 /**
@@ -18,14 +18,38 @@ export function comparableEmail(email: string): string {
  * Polar's `_validate_subscription_uniqueness`, run on every update and on confirm: with the organization's
  * subscription_settings.allow_multiple_subscriptions off, a checkout of a recurring product for a customer (by id,
  * else by email) who already has a trialing, active or past due subscription in the organization is refused with
- * 403 AlreadyActiveSubscriptionError. Nothing to check before the customer is known.
+ * 403 AlreadyActiveSubscriptionError. Nothing to check before the customer is known. Another checkout of a recurring
+ * product confirmed for the same customer and still waiting on its payment counts as a subscription: paid, it is one.
  */
 export async function assertCanSubscribe(db: Executor, checkout: Checkout): Promise<void> {
   if (checkout.organization.settings.subscription_settings.allow_multiple_subscriptions) return;
   if (checkout.product.recurringInterval === null) return;
-  if (await hasBillableSubscription(db, checkout.organizationId, { customerId: checkout.customerId, email: checkout.customerEmail })) {
+  const who = { customerId: checkout.customerId, email: checkout.customerEmail };
+  if ((await hasBillableSubscription(db, checkout.organizationId, who)) || (await hasSubscriptionCheckoutInFlight(db, checkout.organizationId, checkout.id, who))) {
     throw new CoreError('forbidden', 'ALREADY_ACTIVE_SUBSCRIPTION', 'You already have an active subscription.');
   }
+}
+
+/**
+ * The checks below, run again in the transaction that claims the checkout, with the customer held: two checkouts
+ * confirmed at the same moment for one customer (or one address) cannot both pass them before either is claimed.
+ * PostgreSQL: transaction-scoped advisory locks on the customer's id and on the address as the trial check compares
+ * it, always taken in the same order; SQLite's single writer serializes the claims already.
+ */
+export async function holdCheckoutCustomer(trx: Executor, checkout: Checkout): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  const keys = [
+    checkout.customerId ? `checkout-customer:id:${checkout.customerId}` : null,
+    checkout.customerEmail ? `checkout-customer:email:${checkout.organizationId}:${comparableEmail(checkout.customerEmail)}` : null,
+  ].filter((key): key is string => key !== null).sort();
+  for (const key of keys) await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [key]);
+}
+
+/** Every rule a checkout must pass before it is paid: subscriptions, trials and the per-customer discount limit. */
+export async function assertCheckoutRules(db: Executor, checkout: Checkout): Promise<void> {
+  await assertCanSubscribe(db, checkout);
+  await assertTrialAvailable(db, checkout);
+  await assertDiscountRedeemable(db, checkout);
 }
 
 /**

@@ -6,64 +6,15 @@
 // [--quick] [--duration=S] [--only=sqlite|postgres] [--profile=DIR] [--root=DIR]` runs it alone and prints the section. With
 // --profile, tilld runs under `node --cpu-prof` and the section ends with where its CPU time went.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import knex from 'knex';
+import { freePort, json, postgresDatabase, signUpSeller, startTilld, stopChild, waitFor } from './bench-daemon.mjs';
 
 const CONNECTIONS = 100;
-const wait = (t) => new Promise((resolve) => setTimeout(resolve, t));
 const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
 const int = (x) => Math.round(x).toLocaleString('en-US');
-
-/** A port free right now (the daemon and the baseline are given one, so their stdout can go to /dev/null). */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function waitFor(url, child) {
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  for (let i = 0; i < 600 && !exited; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await wait(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${url} did not answer`);
-}
-
-export const stopChild = async (child) => {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-};
-
-/**
- * tilld as it ships: default logging (info, one JSON line a request, to /dev/null here), default rate limiting,
- * background work (jobs, webhook worker) running.
- */
-export async function startTilld(root, env, profileDir) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'till-bench-reads-'));
-  const port = await freePort();
-  const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...args, join(root, 'bin/tilld')], {
-    env: { ...process.env, TILL_PORT: String(port), TILL_HOST: '127.0.0.1', TILL_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, child);
-  return { child, url, dataDir };
-}
 
 /** The baseline: Express 5 alone, one GET route answering a fixed JSON document. */
 async function startBare(root, document) {
@@ -81,22 +32,13 @@ async function startBare(root, document) {
   return { child, url };
 }
 
-async function json(url, init, token) {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return { body: text ? JSON.parse(text) : null, headers: res.headers };
-}
-
 /**
  * A seller with one organization, an access token reading products and customers, a product with a price and a
  * benefit, and a customer subscribed to a free plan (so the state has a subscription and a granted benefit to show).
  */
 export async function seed(url) {
   const post = (path, body, token) => json(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) }, token).then((r) => r.body);
-  const signUp = await json(`${url}/api/auth/sign-up/email`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: `bench-${randomUUID()}@example.com`, password: 'bench-password-123' }) });
-  const session = signUp.headers.get('set-auth-token');
-  const organizationId = (await post('/api/auth/organization/create', { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }, session)).id;
+  const { session, organizationId } = await signUpSeller(url);
   const benefit = await post('/v1/benefits/', { organization_id: organizationId, type: 'custom', description: 'Priority support', properties: { note: 'Write to support@bench.example' } }, session);
   const product = await post('/v1/products/', { organization_id: organizationId, name: 'Pro', description: 'The plan most teams take', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }], metadata: { tier: 'pro' } }, session);
   await post(`/v1/products/${product.id}/benefits`, { benefits: [benefit.id] }, session);
@@ -118,42 +60,63 @@ function cpuMs(pid) {
   }
 }
 
+const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : undefined);
+
 /**
- * autocannon at CONNECTIONS connections for `seconds`, after a short warm-up; every answer must be a 200. Also the
- * server's CPU time per request, which other work on the machine disturbs much less than requests/s.
+ * autocannon at CONNECTIONS connections for a warm-up and then `seconds` measured, on the same connections; every
+ * answer must be a 200. Only answers in the measured window count (requests/s, latency): the warm-up takes the
+ * connections' opening, which a saturated Node server does slowly (one accept per event-loop turn, see
+ * docs/performance.md, "The tail"); when every connection had its first answer is reported apart. Also the server's
+ * CPU time per request, which other work on the machine disturbs much less than requests/s, and, when the server
+ * runs the probe, its event-loop delay and its own time per request over the measured window.
  */
-async function hammer(url, token, seconds, pid) {
+async function hammer(url, token, seconds, pid, probe) {
   const headers = token ? { authorization: `Bearer ${token}` } : {};
-  await autocannon({ url, connections: CONNECTIONS, duration: Math.min(3, seconds), headers });
+  const warmup = Math.min(3, seconds);
+  const startedAt = performance.now();
+  const firstAnswer = new Map();
+  const latencies = [];
+  let measuring = false;
+  let notOk = 0;
+  let failed = 0;
+  const instance = autocannon({ url, connections: CONNECTIONS, duration: warmup + seconds, headers });
+  instance.on('response', (client, status, _bytes, time) => {
+    if (!firstAnswer.has(client)) firstAnswer.set(client, performance.now() - startedAt);
+    if (!measuring) return;
+    if (status >= 200 && status < 300) latencies.push(time);
+    else notOk++;
+  });
+  // A request over autocannon's 10 s timeout (or a broken connection) is a figure, and a miss.
+  instance.on('reqError', () => {
+    if (measuring) failed++;
+  });
+  await new Promise((resolve) => setTimeout(resolve, warmup * 1000));
   const loadAt = load();
+  await probe?.();
   const cpuBefore = cpuMs(pid);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  const windowStart = performance.now();
+  measuring = true;
+  const result = await instance;
+  measuring = false;
+  const windowSeconds = (performance.now() - windowStart) / 1000;
   const cpuAfter = cpuMs(pid);
-  // A wrong answer stops the bench; a request over autocannon's 10 s timeout is a figure (and a miss).
-  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} answers that were not 2xx`);
-  const cpuPerRequest = cpuBefore === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total; // µs
-  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, timeouts: result.timeouts + result.errors, load: loadAt, cpuPerRequest };
+  const inside = await probe?.();
+  // A wrong answer stops the bench.
+  if (notOk > 0 || result.non2xx > 0) throw new Error(`${url}: ${notOk || result.non2xx} answers that were not 2xx`);
+  latencies.sort((x, y) => x - y);
+  const total = latencies.length;
+  const cpuPerRequest = cpuBefore === undefined || !total ? undefined : ((cpuAfter - cpuBefore) * 1000) / total; // µs
+  const allConnected = firstAnswer.size < CONNECTIONS ? undefined : Math.max(...firstAnswer.values());
+  return { rps: total / windowSeconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1), total, timeouts: failed, load: loadAt, cpuPerRequest, allConnected, inside };
 }
 
 async function runOn(root, dialect, pgUrl, seconds, profileDir) {
-  let env = {};
-  let admin;
   let database;
   if (dialect === 'postgres') {
-    admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
-    try {
-      await admin.raw('select 1');
-    } catch {
-      await admin.destroy();
-      return undefined;
-    }
-    database = `till_bench_reads_${randomUUID().slice(0, 8)}`;
-    await admin.raw(`create database ${database}`);
-    const u = new URL(pgUrl);
-    u.pathname = `/${database}`;
-    env = { TILL_DATABASE_URL: u.toString() };
+    database = await postgresDatabase(pgUrl, 'till_bench_reads');
+    if (!database) return undefined;
   }
-  const daemon = await startTilld(root, env, profileDir);
+  const daemon = await startTilld(root, { env: database?.env, profileDir, probe: true });
   let bare;
   try {
     const seeded = await seed(daemon.url);
@@ -169,18 +132,14 @@ async function runOn(root, dialect, pgUrl, seconds, profileDir) {
       const baseline = await hammer(bare.url, undefined, seconds, bare.child.pid);
       await stopChild(bare.child);
       bare = undefined;
-      const till = await hammer(url, seeded.token, seconds, daemon.child.pid);
+      const till = await hammer(url, seeded.token, seconds, daemon.child.pid, daemon.probe);
       rows.push({ label, baseline, till });
     }
     return rows;
   } finally {
     if (bare) await stopChild(bare.child);
-    await stopChild(daemon.child);
-    rmSync(daemon.dataDir, { recursive: true, force: true });
-    if (admin) {
-      await admin.raw(`drop database if exists ${database} with (force)`);
-      await admin.destroy();
-    }
+    await daemon.stop();
+    await database?.drop();
   }
 }
 
@@ -321,6 +280,8 @@ export async function benchReads({ root, quick, seconds = quick ? 5 : 30, only, 
   const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
   const startLoad = load();
   const rows = [];
+  const insideRows = [];
+  const verdicts = [];
   const profiles = [];
   const cpu = (r) => (r.cpuPerRequest === undefined ? '?' : `${Math.round(r.cpuPerRequest)} µs`);
   for (const dialect of ['sqlite', 'postgres']) {
@@ -329,6 +290,7 @@ export async function benchReads({ root, quick, seconds = quick ? 5 : 30, only, 
     const measured = await runOn(root, dialect, pgUrl, seconds, dir);
     if (!measured) {
       rows.push(`| ${dialect} | skipped: ${pgUrl} not reachable | | | | | | | |`);
+      verdicts.push(`- ${dialect}: not measured (${pgUrl} not reachable)`);
       continue;
     }
     const floor = dialect === 'sqlite' ? 0.5 : 0.35;
@@ -337,8 +299,18 @@ export async function benchReads({ root, quick, seconds = quick ? 5 : 30, only, 
       const met = ratio >= floor && (dialect !== 'sqlite' || till.p99 < 25) && till.timeouts === 0;
       const timeouts = till.timeouts ? `, **${till.timeouts} timed out** (> 10 s)` : '';
       rows.push(
-        `| ${dialect} | ${label} | ${int(till.rps)} req/s, p99 ${till.p99} ms${timeouts} | ${int(baseline.rps)} req/s, p99 ${baseline.p99} ms | **${ratio.toFixed(2)}×** | ${cpu(till)} / ${cpu(baseline)} | ${till.load} | ≥ ${floor}×${dialect === 'sqlite' ? ', p99 < 25 ms' : ''} | ${met ? 'met' : '**missed**'} |`,
+        `| ${dialect} | ${label} | ${int(till.rps)} req/s, p99 ${int(till.p99)} ms${timeouts} | ${int(baseline.rps)} req/s, p99 ${int(baseline.p99)} ms | **${ratio.toFixed(2)}×** | ${cpu(till)} / ${cpu(baseline)} | ${till.load} | ≥ ${floor}×${dialect === 'sqlite' ? ', p99 < 25 ms' : ''} | ${met ? 'met' : '**missed**'} |`,
       );
+      const p99Target = dialect === 'sqlite' ? ` and p99 ${int(till.p99)} ms against < 25 ms` : '';
+      verdicts.push(`- ${dialect}, ${label}: ${met ? '**met**' : '**missed**'}: ${ratio.toFixed(2)}× the bare route against ≥ ${floor}×${p99Target}${till.timeouts ? `, ${till.timeouts} requests timed out` : ''}`);
+      const inside = till.inside;
+      const connected = (r) => (r.allConnected === undefined ? 'not all' : `${(r.allConnected / 1000).toFixed(1)} s`);
+      const f = (x) => (x === null || x === undefined ? '–' : x < 10 ? x.toFixed(1) : int(x));
+      if (inside) {
+        insideRows.push(
+          `| ${dialect} | ${label} | ${f(till.p50)} / ${f(till.p99)} / ${f(till.max)} ms | ${f(inside.server.p50)} / ${f(inside.server.p99)} / ${f(inside.server.max)} ms | ${inside.mostInFlight} | ${f(inside.loopDelay.p50)} / ${f(inside.loopDelay.p99)} / ${f(inside.loopDelay.max)} ms | ${connected(till)} / ${connected(baseline)} |`,
+        );
+      }
     }
     if (dir) for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) profiles.push(`##### ${dialect}: ${file}\n\n${summarizeProfile(join(dir, file))}`);
   }
@@ -347,7 +319,8 @@ export async function benchReads({ root, quick, seconds = quick ? 5 : 30, only, 
 
 A built tilld (\`bin/tilld\`, default logging and rate limiting, background work running) on a temporary SQLite file and
 on a fresh PostgreSQL database, read with an organization access token (products:read, customers:read) by
-autocannon at ${CONNECTIONS} connections for ${seconds} s after a warm-up. The baseline, measured just before each tilld
+autocannon at ${CONNECTIONS} connections for ${seconds} s after a 3 s warm-up on the same connections (only answers of the
+measured window count). The baseline, measured just before each tilld
 figure: a bare Express 5 app in its own process whose one GET route answers the same JSON document. The product has a
 price, a benefit and metadata; the customer has one active subscription and one granted benefit. Load average
 (1, 5, 15 min) when each tilld figure started is in its row; at the start of the section: ${startLoad}. "Server CPU a
@@ -355,9 +328,20 @@ request" is the server process's CPU time (user + system, from /proc) over the r
 answered: other work on the machine moves it less than requests/s (still by ±30 % at a load of 8–10). On PostgreSQL the database
 server's own CPU is not in it.
 
+${verdicts.join('\n')}
+
 | Database | Read | tilld | Bare Express | Ratio | Server CPU a request, tilld / bare | Load | Target | |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+Inside tilld over the same measured windows (scripts/bench-probe.mjs, loaded with \`--import\`): the latency autocannon
+saw, the time from each request's \`request\` event to the end of its response, the most requests tilld held at once,
+the event loop's delay (\`monitorEventLoopDelay\`, 10 ms resolution: a timer due now runs this late), and how long
+after autocannon started (warm-up included) its last connection had its first answer, tilld / bare.
+
+| Database | Read | Client latency p50 / p99 / max | Server time p50 / p99 / max | Most in flight | Event-loop delay p50 / p99 / max | Every connection answered after |
+|---|---|---|---|---|---|---|
+${insideRows.join('\n')}
 ${profiles.length ? `\n#### CPU profile of tilld during the run (\`--profile\`)\n\n${profiles.join('\n')}` : ''}`;
 }
 

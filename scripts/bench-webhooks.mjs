@@ -4,15 +4,13 @@
 // strictly ordered, one-at-a-time delivery to one endpoint could do here.
 // `scripts/bench.mjs` calls benchWebhooks() and puts its section in docs/performance.md; `node scripts/bench-webhooks.mjs
 // [--quick]` runs it alone and prints the section.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { Agent } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import knex from 'knex';
+import { json, postgresDatabase, signUpSeller, startTilld, wait } from './bench-daemon.mjs';
 
 const SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const percentile = (xs, p) => {
@@ -20,7 +18,6 @@ const percentile = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const ms = (x) => `${x.toFixed(1)} ms`;
-const wait = (t) => new Promise((resolve) => setTimeout(resolve, t));
 
 /** A local endpoint: answers 204 at once and records when each event arrived, per path, in arrival order. */
 async function startReceiver() {
@@ -63,49 +60,13 @@ async function baselineRate(url, count) {
   return count / (elapsed / 1000);
 }
 
-async function startDaemon(root, env) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'till-bench-webhooks-'));
-  const child = spawn(process.execPath, [join(root, 'bin/tilld')], {
-    env: { ...process.env, TILL_PORT: '0', TILL_DATA_DIR: dataDir, TILL_LOG_LEVEL: 'info', TILL_RATE_LIMIT: 'off', TILL_SECRET: SECRET, TILL_WEBHOOKS_ALLOW_PRIVATE: '1', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // The daemon logs where it listens (TILL_PORT=0 picks a free port).
-  const url = await new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk) => {
-      buffer += chunk;
-      const found = /"url":"(http:\/\/[^"]+)"/.exec(buffer) ?? /listening on (http:\/\/\S+)/i.exec(buffer);
-      if (found) {
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve(found[1]);
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.on('exit', (code) => reject(new Error(`tilld exited ${code} before listening`)));
-  });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { child, url, dataDir };
-    } catch {}
-    await wait(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error('tilld did not become ready');
-}
-
-async function json(url, init, token) {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return { body: text ? JSON.parse(text) : null, headers: res.headers };
-}
+/** Webhooks to this machine allowed, rate limiting off, request lines logged (to /dev/null). */
+const startDaemon = (root, env) =>
+  startTilld(root, { env: { TILL_LOG_LEVEL: 'info', TILL_RATE_LIMIT: 'off', TILL_SECRET: SECRET, TILL_WEBHOOKS_ALLOW_PRIVATE: '1', ...env } });
 
 async function seed(url) {
-  const signUp = await json(`${url}/api/auth/sign-up/email`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: `bench-${randomUUID()}@example.com`, password: 'bench-password-123' }) });
-  const token = signUp.headers.get('set-auth-token');
-  const organizationId = (await json(`${url}/api/auth/organization/create`, { method: 'POST', body: JSON.stringify({ name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }) }, token)).body.id;
-  return { token, organizationId };
+  const { session, organizationId } = await signUpSeller(url);
+  return { token: session, organizationId };
 }
 
 const endpoint = (url, seeded, target) =>
@@ -178,25 +139,13 @@ async function throughput(root, url, seeded, receiver, dbConfig, endpoints, coun
 
 async function runOn(root, dialect, pgUrl, quick) {
   let dbConfig;
-  let env = {};
-  let admin;
   let database;
   if (dialect === 'postgres') {
-    admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
-    try {
-      await admin.raw('select 1');
-    } catch {
-      await admin.destroy();
-      return undefined;
-    }
-    database = `till_bench_webhooks_${randomUUID().slice(0, 8)}`;
-    await admin.raw(`create database ${database}`);
-    const u = new URL(pgUrl);
-    u.pathname = `/${database}`;
-    env = { TILL_DATABASE_URL: u.toString() };
-    dbConfig = { client: 'postgres', connectionString: u.toString() };
+    database = await postgresDatabase(pgUrl, 'till_bench_webhooks');
+    if (!database) return undefined;
+    dbConfig = { client: 'postgres', connectionString: database.url };
   }
-  const daemon = await startDaemon(root, env);
+  const daemon = await startDaemon(root, database?.env ?? {});
   if (dialect === 'sqlite') dbConfig = { client: 'sqlite', filename: join(daemon.dataDir, 'till.sqlite') };
   const receiver = await startReceiver();
   try {
@@ -207,14 +156,9 @@ async function runOn(root, dialect, pgUrl, quick) {
     const baseline = await baselineRate(receiver.url, quick ? 1000 : 3000);
     return { lat, one, ten, baseline };
   } finally {
-    daemon.child.kill('SIGTERM');
-    await new Promise((resolve) => daemon.child.once('exit', resolve));
+    await daemon.stop();
     await receiver.close();
-    rmSync(daemon.dataDir, { recursive: true, force: true });
-    if (admin) {
-      await admin.raw(`drop database if exists ${database} with (force)`);
-      await admin.destroy();
-    }
+    await database?.drop();
   }
 }
 

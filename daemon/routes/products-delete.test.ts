@@ -92,4 +92,55 @@ describe('DELETE /v1/products/{id}', () => {
     expect((await v1(undefined, 'DELETE', `/products/${kept.id}`)).status).toBe(401);
     expect(await rowsOf(kept.id)).toEqual({ products: 1, prices: 1, benefits: 1, fields: 1 });
   });
+
+  it('refuses a product that a plan change still being paid moves onto; the change completes once paid', async () => {
+    const shop = await createOrganization(owner, 'Slow Card Shop');
+    await v1(owner.token, 'PATCH', `/organizations/${shop}/clock`, { sandbox: true });
+    const plan = async (name: string, amount: number) => sdk().products.create({ organizationId: shop, name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: amount }] });
+    const basic = await plan('Basic', 1000);
+    const pro = await plan('Pro', 3000);
+    const checkout = await sdk().checkouts.create({ products: [basic.id], customerEmail: 'slow@example.com' });
+    await sdk('').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_sandboxProcessing', customerBillingAddress: { country: 'US' } } });
+    // The card answers "processing"; the hour on the test clock settles the first charge.
+    await v1(owner.token, 'POST', `/organizations/${shop}/clock/advance`, { by: '+1h' });
+    const [subscription] = (await (await v1(owner.token, 'GET', `/subscriptions/?organization_id=${shop}`)).json()).items;
+    expect(subscription.status).toBe('active');
+
+    const change = await v1(owner.token, 'PATCH', `/subscriptions/${subscription.id}`, { product_id: pro.id, proration_behavior: 'invoice' });
+    expect(change.status).toBe(200);
+    expect((await change.json()).product_id).toBe(basic.id);
+    const refused = await v1(owner.token, 'DELETE', `/products/${pro.id}`);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).detail).toContain('a plan change being paid');
+
+    await v1(owner.token, 'POST', `/organizations/${shop}/clock/advance`, { by: '+1h' });
+    expect((await (await v1(owner.token, 'GET', `/subscriptions/${subscription.id}`)).json()).product_id).toBe(pro.id);
+  });
+
+  it('never lets a deletion and a new use of the product both go through at the same moment', async () => {
+    const shop = await createOrganization(owner, 'Race Shop');
+    const plan = async (name: string) => (await sdk().products.create({ organizationId: shop, name, recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] })).id;
+    const current = await plan('Current');
+    const checkout = await sdk().checkouts.create({ products: [current], customerEmail: 'racer@example.com' });
+    await sdk('').checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa', customerBillingAddress: { country: 'US' } } });
+    const [subscription] = (await (await v1(owner.token, 'GET', `/subscriptions/?organization_id=${shop}`)).json()).items;
+
+    const uses: Record<string, (productId: string) => Promise<Response>> = {
+      discount: (productId) => v1(owner.token, 'POST', '/discounts/', { organization_id: shop, name: 'Race', type: 'percentage', basis_points: 1000, duration: 'once', products: [productId] }),
+      'checkout link': (productId) => v1(owner.token, 'POST', '/checkout-links/', { products: [productId], payment_processor: 'stripe' }),
+      'plan change': (productId) => v1(owner.token, 'PATCH', `/subscriptions/${subscription.id}`, { product_id: productId, proration_behavior: 'prorate' }),
+    };
+    for (const [what, use] of Object.entries(uses)) {
+      for (let round = 0; round < 4; round++) {
+        const target = await plan(`${what} ${round}`);
+        const [deleted, used] = await Promise.all([v1(owner.token, 'DELETE', `/products/${target}`), use(target)]);
+        const outcome = `${what}: delete ${deleted.status}, use ${used.status}`;
+        // One of the two wins: the product deleted and the use refused as naming no product, or the use kept and
+        // the deletion refused as the product being in use. Never both, never a 500.
+        expect([`${what}: delete 204, use 422`, `${what}: delete 409, use ${what === 'plan change' ? 200 : 201}`]).toContain(outcome);
+        expect((await daemon.db('products').where({ id: target })).length).toBe(deleted.status === 204 ? 0 : 1);
+      }
+    }
+  });
 });
+

@@ -41,7 +41,7 @@ export async function viewOfLink(db: Executor, link: CheckoutLink): Promise<Chec
  * draft, all of one organization. Issues at `products.<index>`.
  */
 async function validatedProducts(db: Executor, ids: readonly string[], readable: ReadonlySet<string>): Promise<StoredProduct[]> {
-  const found = new Map((await findProductsByIds(db, ids)).filter((p) => readable.has(p.organizationId)).map((p) => [p.id, p]));
+  const found = new Map((await findProductsByIds(db, ids, { forShare: true })).filter((p) => readable.has(p.organizationId)).map((p) => [p.id, p]));
   const issues: Issue[] = [];
   const products: StoredProduct[] = [];
   ids.forEach((id, index) => {
@@ -61,7 +61,8 @@ async function productOfPrice(db: Executor, priceId: string, readable: ReadonlyS
   const price = await findPrice(db, priceId);
   if (!price || !readable.has(price.organizationId)) throw invalidLink([issue(['product_price_id'], 'Price does not exist.')]);
   if (price.isArchived) throw invalidLink([issue(['product_price_id'], 'Price is archived.')]);
-  const [product] = await findProductsByIds(db, [price.productId]);
+  const [product] = await findProductsByIds(db, [price.productId], { forShare: true });
+  if (!product) throw invalidLink([issue(['product_price_id'], 'Price does not exist.')]);
   if (product.isArchived) throw invalidLink([issue(['product_price_id'], 'Product is archived.')]);
   if (product.visibility === 'draft') throw invalidLink([issue(['product_price_id'], 'Product is a draft.')]);
   return product;

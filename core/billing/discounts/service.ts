@@ -30,9 +30,9 @@ async function withProducts(db: Database, discounts: StoredDiscount[]): Promise<
   }));
 }
 
-/** Checks that every id names a product of the organization; the ids without repeats, in order. */
+/** Checks that every id names a product of the organization (held until the discount is written); the ids without repeats, in order. */
 async function productsOf(db: Database, organizationId: string, ids: readonly string[]): Promise<string[]> {
-  const found = new Set((await findProductsByIds(db, ids)).filter((p) => p.organizationId === organizationId).map((p) => p.id));
+  const found = new Set((await findProductsByIds(db, ids, { forShare: true })).filter((p) => p.organizationId === organizationId).map((p) => p.id));
   const issues = ids.flatMap((id, index) => (found.has(id) ? [] : [issue(['products', index], 'Product not found.')]));
   if (issues.length) throw invalid(issues);
   return [...new Set(ids)];

@@ -132,11 +132,14 @@ export async function saveProduct(trx: Executor, product: StoredProduct): Promis
 
 /**
  * A product of one of the organizations. `forUpdate` locks its row on PostgreSQL until the transaction
- * ends, so concurrent updates of one product (prices above all) apply one after the other.
+ * ends, so concurrent updates of one product (prices above all) apply one after the other. `forShare` holds it
+ * while something that will refer to it is written: a deletion (which locks it for update) waits, then sees the
+ * new use; a deletion first, and the product is not found.
  */
-export async function findProduct(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean } = {}): Promise<StoredProduct | undefined> {
+export async function findProduct(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean; forShare?: boolean } = {}): Promise<StoredProduct | undefined> {
   const query = db(PRODUCTS).where({ id }).whereIn('organization_id', [...organizationIds]).first();
   if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+  else if (options.forShare && dialectOf(db as Knex) === 'postgres') query.forShare();
   const row = await read<Record<string, unknown> | undefined>(query);
   return row ? toProduct(row) : undefined;
 }
@@ -145,7 +148,8 @@ export async function findProduct(db: Executor, id: string, organizationIds: Ite
 export async function findProductsByIds(db: Executor, ids: readonly string[], options: { forShare?: boolean } = {}): Promise<StoredProduct[]> {
   if (ids.length === 0) return [];
   const query = db(PRODUCTS).whereIn('id', [...new Set(ids)]);
-  // A checkout being opened holds its products (PostgreSQL): a deletion waits for it, then sees the checkout.
+  // Whatever will refer to the products (a checkout being opened, a discount, a checkout link) holds them
+  // (PostgreSQL): a deletion waits for it, then sees the new use.
   if (options.forShare && dialectOf(db as Knex) === 'postgres') query.forShare();
   return (await query).map(toProduct);
 }

@@ -105,6 +105,11 @@ async function usesOf(trx: Executor, productId: string): Promise<string[]> {
   const offered = dialectOf(trx as Knex) === 'postgres' ? trx('checkouts').whereRaw('product_ids @> ?::jsonb', [JSON.stringify([productId])]) : trx('checkouts').whereRaw('exists (select 1 from json_each(checkouts.product_ids) where value = ?)', [productId]);
   if ((await has('checkouts')) || (await offered.first('id'))) uses.push('checkouts');
   if (await has('checkout_link_products')) uses.push('checkout links');
+  // A plan change whose payment is still with the processor moves its subscription onto the product once paid.
+  const planned = trx('payments').whereIn('status', ['created', 'requires_action', 'processing']).whereNotNull('plan');
+  if (dialectOf(trx as Knex) === 'postgres') planned.whereRaw("plan->>'productId' = ?", [productId]);
+  else planned.whereRaw("json_extract(plan, '$.productId') = ?", [productId]);
+  if (await planned.first('id')) uses.push('a plan change being paid');
   return uses;
 }
 

@@ -50,6 +50,14 @@ async function target(deps: PlanDeps, s: Subscription, productId: string) {
   return { product, priceIds: [price.id], amount: price.priceAmount };
 }
 
+/**
+ * The new product, read again and held in the transaction that moves the subscription onto it: read before, it may
+ * have been deleted since (products.delete), and a deletion waiting on it then sees the subscription.
+ */
+async function holdTarget(trx: Knex.Transaction, s: Subscription, productId: string): Promise<void> {
+  if (!(await findProduct(trx, productId, [s.organizationId], { forShare: true }))) throw invalid([issue('product_id', 'Product not found.')]);
+}
+
 /** Where a subscription moves: a product, the prices it will be on (the fixed one first) and the amount of each period. */
 type Target = Awaited<ReturnType<typeof target>>;
 
@@ -178,6 +186,7 @@ async function move(deps: SubscriptionDeps, access: Access, s: Subscription, to:
   const saved = await deps.db.transaction(async (trx) => {
     const { s: current, clock } = await writable(trx, deps, access, s.id);
     if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
+    await holdTarget(trx, s, to.product.id);
     const next: Subscription = { ...moved, pendingItems: invoiceNow ? s.pendingItems : [...s.pendingItems, ...lines] };
     // Invoiced, but nothing to pay (a full discount): the order is on record, paid.
     if (bill) await createOrder(trx, clock, { ...bill.input, status: 'paid', paymentId: null });
@@ -210,6 +219,7 @@ async function invoiceChange(deps: SubscriptionDeps, access: Access, s: Subscrip
   const claimed = await deps.db.transaction(async (trx) => {
     const { s: current, clock } = await writable(trx, deps, access, s.id);
     if (!unchanged(s, current)) throw locked('The subscription changed meanwhile; try again.');
+    await holdTarget(trx, s, moved.productId);
     if ((await unsettledPaymentsOfSubscription(trx, s.id)).length) throw locked('The payment of another change of this subscription is under way; try again once it is settled.');
     const now = clock.now();
     const method = await methodOf(trx, s);

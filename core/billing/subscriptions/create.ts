@@ -56,7 +56,7 @@ function productProblem(product: Product | undefined, currency: string): string 
  */
 export async function createFreeSubscription(deps: SubscriptionDeps, access: Access, input: SubscriptionCreate): Promise<SubscriptionView> {
   return deps.db.transaction(async (trx) => {
-    const stored = await findProduct(trx, input.product_id, access.read);
+    const stored = await findProduct(trx, input.product_id, access.read, { forShare: true });
     const [product] = stored ? await withRelations(trx, [stored]) : [undefined];
     const organization = product ? await findOrganization(trx, product.organizationId) : undefined;
     const currency = organization?.settings.default_presentment_currency ?? 'usd';

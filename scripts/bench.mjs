@@ -79,6 +79,10 @@ const webhooksSection = await benchWebhooks({ root, quick });
 const { benchReads } = await import('./bench-reads.mjs');
 const readsSection = await benchReads({ root, quick });
 
+// ---- 7. several daemons on one PostgreSQL (issue 21): reads and ingestion with 1, 2 and 4 tilld, into docs/scaling.md ----
+const { benchScaling, scalingSection, writeScalingSection } = await import('./bench-scaling.mjs');
+const scaling = scalingSection(await benchScaling({ root, quick }));
+
 const budget = (ms, factor, extra = 0) => (ms <= factor * nodeMs + extra ? 'met' : '**missed**');
 const report = `# Performance
 
@@ -127,6 +131,13 @@ ${metricsSection}
 ${tuiSection}
 ${webhooksSection}
 ${readsSection}
+
+## Several daemons on one PostgreSQL
+
+Reads and ingestion with 1, 2 and 4 \`tilld\` on one PostgreSQL: [scaling.md](scaling.md#measured-with-2-and-4-daemons),
+written by the same run.
 `;
 writeFileSync(join(root, 'docs/performance.md'), report);
+writeScalingSection(root, scaling);
 console.log(report);
+console.log(scaling);

@@ -213,6 +213,47 @@ describe('POST and GET /v1/products', () => {
     expect(await sdk(owner.token).products.get({ id: product.id })).toEqual(product);
   });
 
+  it('answers a product alone exactly as its list answers it: every price type, benefits, media, custom fields', async () => {
+    // On PostgreSQL GET reads a product in one statement, a list through one query per relation: the same JSON.
+    const polar = sdk(owner.token);
+    const meter = await polar.meters.create({ organizationId, name: `Calls ${randomUUID().slice(0, 6)}`, filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+    const [kept, gone] = [
+      await polar.benefits.create({ type: 'custom', description: `Support ${randomUUID().slice(0, 6)}`, organizationId, properties: {}, metadata: { tier: 'gold' } }),
+      await polar.benefits.create({ type: 'custom', description: `Chat ${randomUUID().slice(0, 6)}`, organizationId, properties: {} }),
+    ];
+    const media = await uploadMedia(owner.token, organizationId);
+    const field = await createField('seats');
+    const res = await v1(owner.token, 'POST', '/products/', {
+      organization_id: organizationId,
+      name: `Everything ${randomUUID().slice(0, 6)}`,
+      recurring_interval: 'month',
+      metadata: { plan: 'max', seats: 3 },
+      medias: [media],
+      attached_custom_fields: [{ custom_field_id: field, required: true }],
+      prices: [
+        { amount_type: 'fixed', price_amount: 2000 },
+        { amount_type: 'seat_based', seat_tiers: { seat_tier_type: 'volume', tiers: [{ min_seats: 1, price_per_seat: 900 }] } },
+        { amount_type: 'metered_unit', meter_id: meter.id, unit_amount: '0.25', cap_amount: 5000 },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const { id } = await res.json();
+    expect((await v1(owner.token, 'POST', `/products/${id}/benefits`, { benefits: [gone.id, kept.id] })).status).toBe(200);
+    // A deleted benefit is left out; an archived price too (the update replaces the fixed one).
+    expect((await v1(owner.token, 'DELETE', `/benefits/${gone.id}`)).status).toBe(204);
+    const current = (await (await v1(owner.token, 'GET', `/products/${id}`)).json()).prices;
+    expect((await v1(owner.token, 'PATCH', `/products/${id}`, { prices: [{ id: current[1].id }, { id: current[2].id }, { amount_type: 'fixed', price_amount: 2500 }] })).status).toBe(200);
+
+    const alone = await (await v1(owner.token, 'GET', `/products/${id}`)).json();
+    const listed = (await (await v1(owner.token, 'GET', `/products/?id=${id}`)).json()).items;
+    expect(listed).toEqual([alone]);
+    expect(alone.benefits.map((b: { id: string }) => b.id)).toEqual([kept.id]);
+    expect(alone.prices.map((p: { amount_type: string }) => p.amount_type)).toEqual(['seat_based', 'metered_unit', 'fixed']);
+    expect(alone.prices[1]).toMatchObject({ unit_amount: '0.25', cap_amount: 5000, meter: { id: meter.id, name: meter.name } });
+    expect(alone.medias.map((m: { id: string }) => m.id)).toEqual([media]);
+    expect(alone.attached_custom_fields).toEqual([expect.objectContaining({ custom_field_id: field, order: 0, required: true })]);
+  });
+
   it('refuses a product media file that is not uploaded, or is not product media', async () => {
     const polar = sdk(owner.token);
     const pending = await polar.files.create({

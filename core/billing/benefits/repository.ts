@@ -11,7 +11,8 @@ import { read } from '../../db/read.js';
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefits';
 
-function toBenefit(row: Record<string, unknown>): Benefit {
+/** A benefit from its row (also from a JSON row: another repository reading it with its own). */
+export function toBenefit(row: Record<string, unknown>): Benefit {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),

@@ -12,7 +12,8 @@ type Executor = Knex | Knex.Transaction;
 export const CUSTOM_FIELDS_TABLE = 'custom_fields';
 const TABLE = CUSTOM_FIELDS_TABLE;
 
-function toCustomField(row: Record<string, unknown>): CustomField {
+/** A custom field from its row (also from a JSON row: another repository reading it with its own). */
+export function toCustomField(row: Record<string, unknown>): CustomField {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),

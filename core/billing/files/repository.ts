@@ -10,7 +10,8 @@ type Executor = Knex | Knex.Transaction;
 const FILES = 'files';
 const PARTS = 'file_upload_parts';
 
-function toFile(row: Record<string, unknown>): FileRecord {
+/** A file from its row (also from a JSON row: another repository reading it with its own). */
+export function toFile(row: Record<string, unknown>): FileRecord {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),

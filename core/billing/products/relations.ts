@@ -3,9 +3,12 @@ import { findBenefits } from '../benefits/repository.js';
 import type { Benefit } from '../benefits/schema.js';
 import { findCustomFieldsByIds } from '../custom-fields/repository.js';
 import { findFilesByIds, findUsableFileIds } from '../files/repository.js';
-import { linksOf, pricesOf } from './repository.js';
+import { findProduct, findProductRowsOnPostgres, linksOf, pricesOf } from './repository.js';
 import { duplicateIssues, issue, type Issue } from './issues.js';
-import type { AttachedCustomField, Product, ProductLinks, StoredProduct } from './schema.js';
+import type { AttachedCustomField, Price, Product, ProductLinks, StoredProduct } from './schema.js';
+import type { CustomField } from '../custom-fields/schema.js';
+import type { FileRecord } from '../files/schema.js';
+import { dialectOf } from '../../db/database.js';
 
 type Executor = Knex | Knex.Transaction;
 
@@ -24,21 +27,45 @@ export async function withRelations(db: Executor, products: readonly StoredProdu
   const all = [...links.values()];
   const files = await findFilesByIds(db, all.flatMap((link) => link.mediaIds));
   const customFields = await findCustomFieldsByIds(db, all.flatMap((link) => link.customFields.map((field) => field.customFieldId)));
-  return products.map((product) => {
-    const { benefitIds, mediaIds, customFields: attached } = links.get(product.id)!;
-    const ours = <T extends { organizationId: string }>(record: T | undefined) => (record?.organizationId === product.organizationId ? record : undefined);
-    const fields = attached.map((field, order): AttachedCustomField | undefined => {
-      const customField = ours(customFields.get(field.customFieldId));
-      return customField && { customField, order, required: field.required };
-    });
-    return {
-      ...product,
-      prices: prices.get(product.id) ?? [],
-      benefits: benefitIds.map((id) => benefits.get(id)).filter(defined),
-      medias: mediaIds.map((id) => ours(files.get(id))).filter(defined),
-      attachedCustomFields: fields.filter(defined),
-    };
+  return products.map((product) => assemble(product, prices.get(product.id) ?? [], links.get(product.id)!, benefits, files, customFields));
+}
+
+/**
+ * One product of the organizations as the API shows it (withRelations), or undefined. On PostgreSQL it is read in
+ * one statement (findProductRowsOnPostgres); on SQLite, where a query costs no round trip, as withRelations reads it.
+ */
+export async function productWithRelations(db: Executor, id: string, organizationIds: Iterable<string>): Promise<Product | undefined> {
+  if (dialectOf(db) === 'postgres') {
+    const rows = await findProductRowsOnPostgres(db, id, organizationIds);
+    return rows && assemble(rows.product, rows.prices, rows.links, byId(rows.benefits), byId(rows.files), byId(rows.customFields));
+  }
+  const product = await findProduct(db, id, organizationIds);
+  return product && (await withRelations(db, [product]))[0];
+}
+
+const byId = <T extends { id: string }>(records: readonly T[]) => new Map(records.map((record) => [record.id, record]));
+
+/** A product with its relations, from its prices, its links and the records linked (keyed by id). */
+function assemble(
+  product: StoredProduct,
+  prices: Price[],
+  { benefitIds, mediaIds, customFields: attached }: ProductLinks,
+  benefits: ReadonlyMap<string, Benefit>,
+  files: ReadonlyMap<string, FileRecord>,
+  customFields: ReadonlyMap<string, CustomField>,
+): Product {
+  const ours = <T extends { organizationId: string }>(record: T | undefined) => (record?.organizationId === product.organizationId ? record : undefined);
+  const fields = attached.map((field, order): AttachedCustomField | undefined => {
+    const customField = ours(customFields.get(field.customFieldId));
+    return customField && { customField, order, required: field.required };
   });
+  return {
+    ...product,
+    prices,
+    benefits: benefitIds.map((id) => benefits.get(id)).filter(defined),
+    medias: mediaIds.map((id) => ours(files.get(id))).filter(defined),
+    attachedCustomFields: fields.filter(defined),
+  };
 }
 
 /** Every linked benefit, fetched once per organization. */

@@ -11,7 +11,7 @@ import { findOrganization } from '../organizations/repository.js';
 import type { Page, PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import { duplicateIssues, issue, type Issue } from './issues.js';
-import { withRelations } from './relations.js';
+import { productWithRelations, withRelations } from './relations.js';
 import { findProduct, linksOf, listProducts as listRows, writeBenefits, type ProductFilter } from './repository.js';
 import type { Product, ProductBenefitsUpdate, StoredProduct } from './schema.js';
 import { serializeProduct } from './serialize.js';
@@ -55,9 +55,9 @@ export async function announce(trx: Parameters<typeof recordEvent>[0], context: 
 }
 
 export async function getProduct(db: Database, readable: ReadonlySet<string>, id: string): Promise<Product> {
-  const product = await findProduct(db, id, readable);
+  const product = await productWithRelations(db, id, readable);
   if (!product) throw notFound();
-  return (await withRelations(db, [product]))[0];
+  return product;
 }
 
 export async function listProducts(db: Database, filter: ProductFilter, sorting: readonly SortCriterion[], page: PageQuery): Promise<Page<Product>> {

@@ -91,6 +91,31 @@ describe('tilld over HTTP', () => {
   });
 });
 
+describe('tilld event-loop delay (TILL_DEBUG_LOOP_DELAY)', () => {
+  it('has no /debug/loop-delay unless TILL_DEBUG_LOOP_DELAY is set', async () => {
+    const daemon = await startTestDaemon();
+    try {
+      expect((await fetch(`${daemon.url}/debug/loop-delay`)).status).toBe(404);
+    } finally {
+      await daemon.close();
+    }
+  });
+
+  it('serves the delays seen so far in ms and starts over after ?reset=1', async () => {
+    const daemon = await startTestDaemon({ TILL_DEBUG_LOOP_DELAY: '1' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const first = await (await fetch(`${daemon.url}/debug/loop-delay?reset=1`)).json();
+      expect(first).toMatchObject({ resolution_ms: 2, p50_ms: expect.any(Number), p99_ms: expect.any(Number), max_ms: expect.any(Number) });
+      expect(first.samples).toBeGreaterThan(0);
+      const after = await (await fetch(`${daemon.url}/debug/loop-delay`)).json();
+      expect(after.samples).toBeLessThan(first.samples + 5);
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
 describe('tilld readiness', () => {
   it('reports 503 on /readyz once the database is gone, while /healthz still answers', async () => {
     const daemon = await startTestDaemon();

@@ -17,6 +17,8 @@ import type { PaymentProcessor } from '../core/payments/processor.js';
 import type { StripeIntegration } from '../core/payments/stripe/integration.js';
 import { createSandboxProcessor } from '../core/payments/sandbox.js';
 import type { Mailer } from '../core/mail/mailer.js';
+import type { IntervalHistogram } from 'node:perf_hooks';
+import { loopDelayHandler } from './http/loop-delay.js';
 
 export interface AppDeps {
   db: Database;
@@ -49,6 +51,8 @@ export interface AppDeps {
   webhooksAllowPrivate?: boolean;
   /** Mail to customers (the portal's sign-in codes, a test-clock advance's pay-link mails); the local outbox when absent. */
   mailer?: Mailer;
+  /** TILL_DEBUG_LOOP_DELAY: the event loop's delay, served at GET /debug/loop-delay for benchmarks. */
+  loopDelay?: IntervalHistogram;
 }
 
 /** Builds the HTTP application; listening is the caller's business (server.ts, tests). */
@@ -80,6 +84,7 @@ export function createApp(given: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', version: deps.version });
   });
+  if (deps.loopDelay) app.get('/debug/loop-delay', loopDelayHandler(deps.loopDelay));
   app.get('/readyz', async (_req, res) => {
     const ready = await isDatabaseReady(deps.db);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', database: ready ? 'ok' : 'unreachable', version: deps.version });

@@ -58,6 +58,8 @@ export interface DaemonConfig {
   maxFileSize: number;
   /** How often the job runner looks for due work (renewals, retries, expiries), in ms. */
   jobIntervalMs: number;
+  /** TILL_DEBUG_LOOP_DELAY: serve the event loop's delay at GET /debug/loop-delay (benchmarks; off by default). */
+  debugLoopDelay: boolean;
   /** The live event stream (/v1/cli/listen): fallback poll and heartbeat, in ms. */
   listen: { pollMs: number; heartbeatMs: number };
   /** Webhook delivery: private addresses allowed, one attempt's time limit, first retry delay, idle poll, parallel sends. */
@@ -158,6 +160,7 @@ export function loadConfig(env: Env): DaemonConfig {
     trustProxy: trustProxy(env.TILL_TRUST_PROXY),
     maxFileSize: integer(env, 'TILL_MAX_FILE_SIZE', DEFAULT_MAX_FILE_SIZE, { min: 1 }),
     jobIntervalMs: integer(env, 'TILL_JOB_INTERVAL_MS', 1000, { min: 50, max: 3_600_000 }),
+    debugLoopDelay: flag(env, 'TILL_DEBUG_LOOP_DELAY'),
     listen: {
       pollMs: integer(env, 'TILL_LISTEN_POLL_MS', DEFAULT_STREAM_SETTINGS.pollMs, { min: 50 }),
       heartbeatMs: integer(env, 'TILL_LISTEN_HEARTBEAT_MS', DEFAULT_STREAM_SETTINGS.heartbeatMs, { min: 100 }),

@@ -23,6 +23,7 @@ import { createMailer } from '../core/mail/mailer.js';
 import { startCustomerMails } from '../core/mail/customer-mails.js';
 import { startIdempotencyPurge } from '../core/idempotency/service.js';
 import { configureBenefitIntegrations } from '../core/integrations/configure.js';
+import { startLoopDelayMonitor } from './http/loop-delay.js';
 
 export interface RunningDaemon {
   /** The URL it actually listens on (the port is known after listen). */
@@ -82,7 +83,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   });
   // Discord and GitHub benefits: the adapters the grants' jobs call, and the OAuth apps customers connect through.
   configureBenefitIntegrations(config.benefits, config.secret);
-  const app = createApp({ db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
+  const loopDelay = config.debugLoopDelay ? startLoopDelayMonitor() : undefined;
+  const app = createApp({ loopDelay, db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
   eventHub(db, config.listen);
   // One request started per event-loop turn, in arrival order: a saturated tilld still accepts new connections.
   server.on('request', oneRequestPerTurn(app));
@@ -129,6 +131,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       clearTimeout(timer);
       await streams;
       await db.destroy();
+      loopDelay?.disable();
       logger.info('tilld stopped');
     })());
   const stopBackground = async () => {

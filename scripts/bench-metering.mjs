@@ -42,9 +42,11 @@ function peakRss(pid) {
   }
 }
 
-async function startDaemon(root, env, port) {
+export async function startDaemon(root, env, port) {
   const dataDir = mkdtempSync(join(tmpdir(), 'till-bench-metering-'));
-  const child = spawn(process.execPath, [join(root, 'bin/tilld')], {
+  // TILL_BENCH_DAEMON_NODE_ARGS: node's options for tilld alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.TILL_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/tilld')], {
     env: { ...process.env, TILL_PORT: String(port), TILL_DATA_DIR: dataDir, TILL_LOG_LEVEL: 'warn', TILL_RATE_LIMIT: 'off', TILL_SECRET: 'bench-secret-bench-secret-bench-secret-00', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -59,7 +61,7 @@ async function startDaemon(root, env, port) {
   throw new Error('tilld did not start');
 }
 
-async function json(url, init, token, attempt = 1) {
+export async function json(url, init, token, attempt = 1) {
   let res;
   try {
     res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...(token ? { authorization: `Bearer ${token}` } : {}), ...init?.headers } });
@@ -238,7 +240,7 @@ async function rawInsert(root, pg, config, total, customers, organizationId, now
   return ms;
 }
 
-async function pgDatabase(serverUrl) {
+export async function pgDatabase(serverUrl) {
   const { default: knex } = await import('knex');
   const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   try {

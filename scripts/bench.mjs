@@ -63,6 +63,10 @@ rmSync(dataDir, { recursive: true, force: true });
 const { benchMetering } = await import('./bench-metering.mjs');
 const meteringSection = await benchMetering({ root, quick });
 
+// ---- 2b. latency under ingest (issue 21): healthz, a product read, meter freshness and the event loop while clients ingest ----
+const { benchIngestLatency } = await import('./bench-ingest-latency.mjs');
+const ingestLatencySection = await benchIngestLatency({ root, quick });
+
 // ---- 3. metrics (issue 20): a year by day from getMetrics vs hand-written SQL ----
 const { benchMetrics } = await import('./bench-metrics.mjs');
 const metricsSection = await benchMetrics({ root, quick });
@@ -126,6 +130,8 @@ WebAssembly HTTP parser on first use. With \`fetch\`, \`till whoami --json\` mis
 is written on \`node:http\` (one small module).
 
 ${meteringSection}
+
+${ingestLatencySection}
 
 ${metricsSection}
 ${tuiSection}

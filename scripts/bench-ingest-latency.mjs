@@ -1,0 +1,351 @@
+// Latency under ingest (issue 21): while clients ingest at full rate, does anything else wait? On SQLite and
+// PostgreSQL, one tilld (TILL_DEBUG_LOOP_DELAY=1) is loaded by TILL_BENCH_LATENCY_CLIENTS (32) clients sending
+// batches of 100 events back to back for TILL_BENCH_LATENCY_SECONDS (20; --quick 8), and meanwhile a worker thread
+// of this process (its own event loop, so the load generator cannot delay it) probes at a steady rate, open loop
+// (a probe goes out on time even when the previous one has not answered):
+// - `GET /healthz` and an authenticated `GET /v1/products/{id}` every 20 ms each;
+// - a customer's meter freshness, every 500 ms: one event ingested for a customer the load does not touch, then
+//   `GET /v1/customer-meters` polled every 10 ms until its consumed units count the event (ingest sent → seen), and
+//   the `customer.state_changed` webhook that shows them arriving at a local endpoint (ingest sent → arrived).
+// tilld's event-loop delay comes from its `GET /debug/loop-delay` (reset as the phase starts, read as it ends).
+// The same probes run first on the idle daemon for 3 s: the baseline of the same run.
+// `scripts/bench.mjs` calls benchIngestLatency() and puts its section in docs/performance.md;
+// `node scripts/bench-ingest-latency.mjs [--quick]` runs it alone and prints the section.
+import { randomUUID } from 'node:crypto';
+import { createServer, request, Agent } from 'node:http';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { rmSync } from 'node:fs';
+
+const BATCH = 100;
+const CUSTOMERS = 100;
+const PROBE_MS = 20;
+const FRESHNESS_MS = 500;
+const POLL_MS = 10;
+const GIVE_UP_MS = 10_000;
+const IDLE_SECONDS = 3;
+
+const percentile = (xs, p) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const summary = (xs) => ({ n: xs.length, p50: percentile(xs, 50), p99: percentile(xs, 99), max: xs.length ? Math.max(...xs) : NaN });
+const wait = (t) => new Promise((resolve) => setTimeout(resolve, t));
+
+// ---- the probe worker ----
+
+/** One GET on a kept-alive agent; resolves with its status and body. */
+function get(agent, url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+    });
+    req.setTimeout(GIVE_UP_MS, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function post(agent, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+    });
+    req.setTimeout(GIVE_UP_MS, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function probeWorker({ url, token, productId, freshCustomer, countMeter, receiverPort }) {
+  const agent = new Agent({ keepAlive: true });
+  const auth = { authorization: `Bearer ${token}` };
+  // customer.state_changed arrivals for the fresh customer: (time, consumed units of the count meter).
+  const arrivals = [];
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      res.writeHead(204).end();
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString());
+        if (event.type !== 'customer.state_changed' || event.data?.id !== freshCustomer) return;
+        const meter = event.data.active_meters?.find((m) => m.meter_id === countMeter);
+        if (meter) arrivals.push({ at, units: meter.consumed_units });
+      } catch {}
+    });
+  });
+  receiver.keepAliveTimeout = 30_000;
+  await new Promise((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+
+  const consumed = async () => {
+    const res = await get(agent, `${url}/v1/customer-meters?customer_id=${freshCustomer}&meter_id=${countMeter}`, auth);
+    if (res.status !== 200) throw new Error(`customer meters: ${res.status} ${res.text.slice(0, 200)}`);
+    return JSON.parse(res.text).items[0]?.consumed_units ?? 0;
+  };
+  let sent = await consumed();
+  let phase;
+
+  /** Probes until told to stop; answers latencies in ms (a failure or a time-out counts as GIVE_UP_MS). */
+  const runPhase = (freshness) => {
+    const state = { healthz: [], product: [], failures: 0, meter: [], webhook: [], pending: [], stopped: false };
+    const timed = async (into, send) => {
+      const started = performance.now();
+      try {
+        const res = await send();
+        if (res.status !== 200) throw new Error(String(res.status));
+        into.push(performance.now() - started);
+      } catch {
+        state.failures++;
+        into.push(GIVE_UP_MS);
+      }
+    };
+    const healthz = setInterval(() => timed(state.healthz, () => get(agent, `${url}/healthz`)), PROBE_MS);
+    let product;
+    const offset = setTimeout(() => {
+      product = setInterval(() => timed(state.product, () => get(agent, `${url}/v1/products/${productId}`, auth)), PROBE_MS);
+    }, PROBE_MS / 2);
+    let fresh;
+    if (freshness) {
+      fresh = setInterval(() => {
+        const expected = ++sent;
+        const started = performance.now();
+        const body = JSON.stringify({ events: [{ name: 'api_call', customer_id: freshCustomer, external_id: `fresh-${randomUUID()}`, metadata: { tokens: 1 } }] });
+        const check = (async () => {
+          const res = await post(agent, `${url}/v1/events/ingest`, auth, body).catch(() => undefined);
+          if (!res || res.status !== 200) {
+            state.failures++;
+            return;
+          }
+          for (;;) {
+            const units = await consumed().catch(() => -1);
+            if (units >= expected) return void state.meter.push(performance.now() - started);
+            if (performance.now() - started > GIVE_UP_MS) return void state.meter.push(GIVE_UP_MS);
+            await wait(POLL_MS);
+          }
+        })();
+        state.pending.push(check);
+        state.pending.push(
+          (async () => {
+            for (;;) {
+              const arrival = arrivals.find((a) => a.units >= expected && a.at >= started);
+              if (arrival) return void state.webhook.push(arrival.at - started);
+              if (performance.now() - started > GIVE_UP_MS) return void state.webhook.push(GIVE_UP_MS);
+              await wait(POLL_MS);
+            }
+          })(),
+        );
+      }, FRESHNESS_MS);
+    }
+    return async () => {
+      clearInterval(healthz);
+      clearTimeout(offset);
+      clearInterval(product);
+      clearInterval(fresh);
+      await Promise.all(state.pending);
+      return { healthz: summary(state.healthz), product: summary(state.product), meter: summary(state.meter), webhook: summary(state.webhook), failures: state.failures };
+    };
+  };
+
+  parentPort.on('message', async (message) => {
+    if (message.start) phase = runPhase(message.freshness);
+    if (message.stop) parentPort.postMessage({ result: await phase() });
+    if (message.close) {
+      receiver.close();
+      agent.destroy();
+      parentPort.close();
+    }
+  });
+  parentPort.postMessage({ ready: true });
+}
+
+if (!isMainThread && workerData?.probe) await probeWorker(workerData.probe);
+
+// ---- the load and the section ----
+
+function startProbes(probe) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { probe } });
+  const messages = [];
+  let waiting;
+  worker.on('message', (message) => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve(message);
+    } else messages.push(message);
+  });
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
+  return {
+    ready: next,
+    start: (freshness) => worker.postMessage({ start: true, freshness }),
+    stop: async () => {
+      worker.postMessage({ stop: true });
+      return (await next()).result;
+    },
+    close: () => {
+      worker.postMessage({ close: true });
+      return new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+/** A seller with customers, two meters, a product, an access token and a customer.state_changed endpoint. */
+async function seed(url, json, receiverPort) {
+  const send = (path, body, token) => json(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) }, token).then((r) => r.body);
+  const signUp = await json(`${url}/api/auth/sign-up/email`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: `bench-${randomUUID()}@example.com`, password: 'bench-password-123' }) });
+  const session = signUp.headers.get('set-auth-token');
+  const organizationId = (await send('/api/auth/organization/create', { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }, session)).id;
+  const customers = [];
+  for (let i = 0; i < CUSTOMERS; i++) customers.push((await send('/v1/customers/', { organization_id: organizationId, email: `c${i}@bench.example` }, session)).id);
+  const freshCustomer = (await send('/v1/customers/', { organization_id: organizationId, email: 'fresh@bench.example' }, session)).id;
+  const meter = (name, aggregation) => send('/v1/meters/', { organization_id: organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] }, aggregation }, session).then((m) => m.id);
+  const countMeter = await meter('API calls', { func: 'count' });
+  await meter('Tokens', { func: 'sum', property: 'tokens' });
+  const product = await send('/v1/products/', { organization_id: organizationId, name: 'Pro', description: 'The plan most teams take', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }], metadata: { tier: 'pro' } }, session);
+  await send('/v1/webhooks/endpoints', { organization_id: organizationId, url: `http://127.0.0.1:${receiverPort}/hook`, format: 'raw', events: ['customer.state_changed'] }, session);
+  const token = (await send('/v1/organization-access-tokens/', { organization_id: organizationId, comment: 'bench', scopes: ['events:write', 'meters:read', 'products:read', 'customer_meters:read'] }, session)).token;
+  // The fresh customer's meter row exists before the phases (a first event makes it), so a read shows its units.
+  await send('/v1/events/ingest', { events: [{ name: 'api_call', customer_id: freshCustomer, external_id: 'fresh-first' }] }, token);
+  for (let i = 0; i < 100; i++) {
+    const items = (await json(`${url}/v1/customer-meters?customer_id=${freshCustomer}&meter_id=${countMeter}`, undefined, token)).body.items;
+    if (items.length) break;
+    await wait(100);
+  }
+  return { token, organizationId, customers, freshCustomer, countMeter, productId: product.id };
+}
+
+/** Clients sending batches of BATCH events back to back until `until`; each request's time, and how many events. */
+async function ingestLoad(url, token, customers, clients, seconds) {
+  const times = [];
+  let events = 0;
+  let failures = 0;
+  let next = 0;
+  const now = Date.now();
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const batch = next++;
+        const list = [];
+        for (let i = 0; i < BATCH; i++) {
+          const n = batch * BATCH + i;
+          list.push({ name: n % 10 === 0 ? 'api_error' : 'api_call', customer_id: customers[n % customers.length], timestamp: new Date(now - 2 * 3_600_000 + (n % 7_200_000)).toISOString(), external_id: `load-${n}`, metadata: { tokens: (n % 97) + 1 } });
+        }
+        const body = JSON.stringify({ events: list });
+        const started = performance.now();
+        try {
+          const res = await fetch(`${url}/v1/events/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) });
+          const text = await res.text();
+          if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 200)}`);
+          events += BATCH;
+        } catch (error) {
+          failures++;
+          if (failures === 1) console.error(`ingest-latency: an ingest failed: ${error.message ?? error}`);
+        }
+        times.push(performance.now() - started);
+      }
+    }),
+  );
+  return { ...summary(times), events, failures, ms: seconds * 1000 };
+}
+
+async function benchDialect(root, dialect, { clients, seconds, port, pgUrl }) {
+  const { startDaemon, json, pgDatabase } = await import('./bench-metering.mjs');
+  const pg = dialect === 'postgres';
+  const databases = pg ? await pgDatabase(pgUrl) : undefined;
+  if (databases?.unavailable) return { dialect, skipped: `PostgreSQL unreachable at ${pgUrl}: ${databases.unavailable}` };
+  const daemon = await startDaemon(root, { TILL_DEBUG_LOOP_DELAY: '1', TILL_WEBHOOKS_ALLOW_PRIVATE: '1', ...(pg ? { TILL_DATABASE_URL: databases.daemonUrl } : {}) }, port);
+  const loopDelay = async () => (await json(`${daemon.url}/debug/loop-delay?reset=1`)).body;
+  try {
+    const receiverPort = port + 100;
+    const seeded = await seed(daemon.url, json, receiverPort);
+    const probes = startProbes({ url: daemon.url, token: seeded.token, productId: seeded.productId, freshCustomer: seeded.freshCustomer, countMeter: seeded.countMeter, receiverPort });
+    await probes.ready();
+    await loopDelay();
+    probes.start(false);
+    await wait(IDLE_SECONDS * 1000);
+    const idle = await probes.stop();
+    const idleLoop = await loopDelay();
+    const loadAt = loadavg();
+    probes.start(true);
+    const ingest = await ingestLoad(daemon.url, seeded.token, seeded.customers, clients, seconds);
+    const loaded = await probes.stop();
+    const loadedLoop = await loopDelay();
+    await probes.close();
+    return { dialect, idle, idleLoop, loaded, loadedLoop, ingest, loadAt };
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await new Promise((resolve) => daemon.child.once('exit', resolve));
+    rmSync(daemon.dataDir, { recursive: true, force: true });
+    await databases?.drop?.();
+  }
+}
+
+const ms = (x) => (Number.isNaN(x) ? 'n/a' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
+const three = (s) => `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
+const met = (ok) => (ok ? 'met' : '**missed**');
+
+function section(results, { clients, seconds }) {
+  const lines = [
+    '## Latency under ingest (issue 21)',
+    '',
+    `${clients} clients ingest batches of ${BATCH} events (\`POST /v1/events/ingest\`, over ${CUSTOMERS} customers, two meters kept in rollups)`,
+    `back to back for ${seconds} s, while a worker thread of the benchmark probes tilld at a steady rate, open loop: \`GET /healthz\` and`,
+    `an authenticated \`GET /v1/products/{id}\` every ${PROBE_MS} ms each, and every ${FRESHNESS_MS} ms one event for a customer the load does not touch,`,
+    `after which \`GET /v1/customer-meters\` is polled every ${POLL_MS} ms until its consumed units count it ("meter fresh": ingest sent →`,
+    'seen) and the `customer.state_changed` webhook showing them reaches a local endpoint ("state_changed": ingest sent →',
+    `arrived). A probe that fails or takes over ${GIVE_UP_MS / 1000} s counts as ${GIVE_UP_MS / 1000} s. Event-loop delay: tilld's own, sampled every 2 ms`,
+    '(`TILL_DEBUG_LOOP_DELAY=1`, read from `GET /debug/loop-delay`). Baseline: the same probes on the idle daemon for',
+    `${IDLE_SECONDS} s just before. Figures are p50 / p99 / max.`,
+    '',
+    '| Database | What | Idle (baseline) | Under ingest | Target | |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    if (r.skipped) {
+      lines.push(`| ${r.dialect} | not measured: ${r.skipped} | | | | |`);
+      continue;
+    }
+    const loop = (l) => `${ms(l.p50_ms)} / ${ms(l.p99_ms)} / ${ms(l.max_ms)}`;
+    const rate = Math.round(r.ingest.events / (r.ingest.ms / 1000));
+    lines.push(
+      `| ${r.dialect} | \`GET /healthz\` | ${three(r.idle.healthz)} | ${three(r.loaded.healthz)} | p99 < 50 ms | ${met(r.loaded.healthz.p99 < 50)} |`,
+      `| ${r.dialect} | \`GET /v1/products/{id}\` | ${three(r.idle.product)} | ${three(r.loaded.product)} | p99 < 50 ms | ${met(r.loaded.product.p99 < 50)} |`,
+      `| ${r.dialect} | an ingest request (${r.ingest.n} requests, ${rate.toLocaleString('en-US')} events/s${r.ingest.failures ? `, **${r.ingest.failures} failed**` : ''}) | | ${three(r.ingest)} | max ≤ 1 s | ${met(r.ingest.max <= 1000 && r.ingest.failures === 0)} |`,
+      `| ${r.dialect} | tilld's event-loop delay | ${loop(r.idleLoop)} | ${loop(r.loadedLoop)} | p99 ≤ 10 ms | ${met(r.loadedLoop.p99_ms <= 10)} |`,
+      `| ${r.dialect} | meter fresh (${r.loaded.meter.n}) | | ${three(r.loaded.meter)} | p99 < 1 s | ${met(r.loaded.meter.p99 < 1000)} |`,
+      `| ${r.dialect} | \`customer.state_changed\` (${r.loaded.webhook.n}) | | ${three(r.loaded.webhook)} | p99 < 1 s | ${met(r.loaded.webhook.p99 < 1000)} |`,
+    );
+    if (r.idle.failures || r.loaded.failures) lines.push(`| ${r.dialect} | probes failed or timed out | ${r.idle.failures} | **${r.loaded.failures}** | none | **missed** |`);
+  }
+  lines.push('', `Load average (1, 5, 15 min) as each phase under ingest began: ${results.filter((r) => !r.skipped).map((r) => `${r.dialect} ${r.loadAt.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}.`, '');
+  return lines.join('\n');
+}
+
+/** Runs the latency-under-ingest benchmark on SQLite and PostgreSQL and returns its section of docs/performance.md. */
+export async function benchIngestLatency({ root, quick = false }) {
+  const clients = Number(process.env.TILL_BENCH_LATENCY_CLIENTS || 32);
+  const seconds = Number(process.env.TILL_BENCH_LATENCY_SECONDS || (quick ? 8 : 20));
+  const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const only = process.env.TILL_BENCH_DIALECTS ? process.env.TILL_BENCH_DIALECTS.split(',') : ['sqlite', 'postgres'];
+  const results = [];
+  for (const [index, dialect] of ['sqlite', 'postgres'].entries()) {
+    if (!only.includes(dialect)) continue;
+    console.error(`ingest latency: ${dialect}, ${clients} clients for ${seconds} s…`);
+    results.push(await benchDialect(root, dialect, { clients, seconds, port: 5121 + index, pgUrl }));
+  }
+  return section(results, { clients, seconds });
+}
+
+if (isMainThread && import.meta.url === `file://${process.argv[1]}`) {
+  const root = new URL('..', import.meta.url).pathname;
+  console.log(await benchIngestLatency({ root, quick: process.argv.includes('--quick') }));
+}

@@ -91,4 +91,17 @@ describe.runIf(!process.env.TILL_TEST_DATABASE_URL)('a SQLite connection', () =>
       expect(row).toEqual({ i, c: 3 });
     }
   });
+
+  it('lets the event loop turn during a long transaction instead of holding it to the end', async () => {
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    let turnedBeforeCommit = false;
+    await test.db.transaction(async (trx) => {
+      for (let i = 0; i < 3000 && !turned; i++) await trx('cached_statements').where('n', 1).first();
+      turnedBeforeCommit = turned;
+    });
+    expect(turnedBeforeCommit).toBe(true);
+  });
 });

@@ -1,4 +1,7 @@
 import knex, { type Knex } from 'knex';
+import { setImmediate } from 'node:timers';
+import { setImmediate as loopTurn } from 'node:timers/promises';
+import { closeSqliteReader, enableSqliteReader } from './reader.js';
 
 /** Where the data lives: an embedded SQLite file, or a PostgreSQL server. */
 export type DatabaseConfig =
@@ -28,7 +31,7 @@ export function createDatabase(config: DatabaseConfig): Database {
       pool: { min: 0, max: 10 },
     });
   }
-  return knex({
+  const db = knex({
     client: 'better-sqlite3',
     connection: { filename: config.filename },
     useNullAsDefault: true,
@@ -48,6 +51,16 @@ export function createDatabase(config: DatabaseConfig): Database {
       },
     },
   });
+  yieldBetweenStatements(db.client);
+  enableSqliteReader(db.client, { filename: config.filename, pragmas: SQLITE_READER_PRAGMAS, prepare: cacheStatements });
+  // knex's destroy() ends with the client's: the read-only connection closes with the pool.
+  const client = db.client as { destroy(callback?: unknown): Promise<void> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = (callback?: unknown) => {
+    closeSqliteReader(db.client);
+    return destroy(callback);
+  };
+  return db;
 }
 
 const SQLITE_PRAGMAS = [
@@ -60,6 +73,46 @@ const SQLITE_PRAGMAS = [
   'cache_size = -65536',
   'mmap_size = 268435456',
 ];
+
+/** The read-only connection's settings: the same caches; a short wait should a checkpoint hold the file. */
+const SQLITE_READER_PRAGMAS = [`busy_timeout = 100`, 'cache_size = -65536', 'mmap_size = 268435456'];
+
+/** How long SQLite work may hold the event loop before the next statement waits for the loop to turn, in ms. */
+export const SQLITE_SLICE_MS = 4;
+let sliceStartedAt = -1;
+const sliceEnded = () => {
+  sliceStartedAt = -1;
+};
+const YIELDING = Symbol('till.yieldBetweenStatements');
+
+/**
+ * better-sqlite3 runs a statement synchronously and knex resolves one query after the next in microtasks, so a
+ * transaction, and the queue of requests waiting for the one connection behind it, ran to the end without the event
+ * loop getting a turn: under ingest `GET /healthz` waited seconds (docs/performance.md, "Latency under ingest").
+ * Before each statement, once SQLite work has held the loop for SQLITE_SLICE_MS, it waits for the loop to turn
+ * (setImmediate: pending I/O, timers and other requests run first). The connection stays with whoever holds it.
+ * Patched on the client's prototype: knex builds a transaction's client from the prototype, not the instance.
+ */
+function yieldBetweenStatements(client: Knex.Client) {
+  const prototype = Object.getPrototypeOf(client) as { _query(connection: unknown, obj: unknown): Promise<unknown>; [YIELDING]?: true };
+  if (prototype[YIELDING]) return;
+  const run = prototype._query;
+  prototype[YIELDING] = true;
+  prototype._query = async function (this: unknown, connection: unknown, obj: unknown) {
+    const now = performance.now();
+    if (sliceStartedAt < 0) {
+      sliceStartedAt = now;
+      setImmediate(sliceEnded);
+    } else if (now - sliceStartedAt >= SQLITE_SLICE_MS) {
+      await loopTurn();
+      if (sliceStartedAt < 0) {
+        sliceStartedAt = performance.now();
+        setImmediate(sliceEnded);
+      }
+    }
+    return run.call(this, connection, obj);
+  };
+}
 
 interface SqliteStatement {
   /** True while an iterate() over it is open: such a statement cannot run again until the iteration ends. */
@@ -80,7 +133,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * one is the same as preparing it again; one busy with an open iteration is never handed out (a fresh one is).
  * SQLite re-prepares a cached statement by itself when the schema changes under it (migrations).
  */
-export function cacheStatements(conn: SqliteConnection) {
+export function cacheStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new Map<string, SqliteStatement>();
   conn.prepare = (sql: string) => {

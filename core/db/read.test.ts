@@ -49,4 +49,22 @@ describe('read()', () => {
     expect(await reading).toEqual([]);
     await transaction;
   });
+
+  it.runIf(!process.env.TILL_TEST_DATABASE_URL)('answers at once from the last commit while another transaction holds the connection', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const insertedNow = new Promise<void>((resolve) => (inserted = resolve));
+    const transaction = test.db.transaction(async (trx) => {
+      await trx('read_rows').insert({ n: 30, even: true });
+      inserted();
+      await held;
+    });
+    await insertedNow;
+    // The transaction is still open: the read does not wait for it, and sees the rows committed before it.
+    expect(await read(test.db('read_rows').whereIn('n', [1, 30]).orderBy('n'))).toEqual([{ n: 1, even: 0 }]);
+    release();
+    await transaction;
+    expect(await read(test.db('read_rows').whereIn('n', [1, 30]).orderBy('n'))).toEqual([{ n: 1, even: 0 }, { n: 30, even: 1 }]);
+  });
 });

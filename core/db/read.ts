@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { sqliteReader } from './reader.js';
 
 interface SqliteStatement {
   all(values: unknown[]): unknown[];
@@ -34,16 +35,24 @@ function idleConnection(client: SqliteClient): SqliteConnection | undefined {
   return pool.free[0]!.resource;
 }
 
+/** The read-only connection, for a read outside any transaction while the pool's connection is taken. */
+function busyReader(client: SqliteClient): SqliteConnection | undefined {
+  if (client.transacting || client.config.client !== 'better-sqlite3') return undefined;
+  return sqliteReader(client);
+}
+
 /**
  * Runs a select (or a `.first()`) built with knex, as awaiting the builder would, answering the same rows. On SQLite
- * with the connection idle it runs the compiled statement straight on the connection (prepared once: the connection
- * caches statements): knex's runner costs more than the query itself on the hot reads (acquiring the connection
- * through the pool sets two timers and a dozen promises per query; docs/performance.md, "Reads"). Anywhere else —
- * PostgreSQL, in a transaction, the connection busy or awaited — it awaits the builder.
+ * outside a transaction it runs the compiled statement straight on a connection (prepared once: connections cache
+ * statements): the pool's one connection when it is idle — knex's runner costs more than the query itself on the
+ * hot reads (acquiring the connection through the pool sets two timers and a dozen promises per query;
+ * docs/performance.md, "Reads") — and the read-only connection (core/db/reader.ts) when it is held or awaited, so
+ * the read does not queue behind the writes (it sees the last commit, as it would have after waiting). Anywhere
+ * else — PostgreSQL, in a transaction — it awaits the builder.
  */
 export async function read<T>(query: Knex.QueryBuilder): Promise<T> {
   const client = (query as unknown as { client: SqliteClient }).client;
-  const connection = idleConnection(client);
+  const connection = idleConnection(client) ?? busyReader(client);
   if (connection) {
     const compiled = query.toSQL() as Knex.Sql & { options?: Record<string, unknown> };
     const method = compiled.method as string;

@@ -100,11 +100,14 @@ export async function partialsOfEvents(db: Executor, meter: Meter, ids: readonly
   const dialect = dialectOf(db);
   const columns = partialColumns(dialect, meter, 'e');
   const filter = compileFilter(dialect, meter.filter, 'e');
-  const idsSql = dialect === 'postgres' ? 'e.id = any(?::text[])' : 'e.id in (select value from json_each(?))';
+  // The events by primary key, one lookup per id. SQLite's planner otherwise scans the organization's events by
+  // an (organization_id, …) index against a bloom filter of the ids: a cost that grew with every event stored
+  // (11 ms a 100-event batch, 80 ms at worst, under the ingest benchmark); CROSS JOIN keeps the ids as the outer loop.
+  const from = dialect === 'postgres' ? 'events e where e.id = any(?::text[]) and' : 'json_each(?) ids cross join events e on e.id = ids.value where';
   const hour = hourSql('e.timestamp_ms');
   const sql =
-    `select e.customer_id as customer_id, e.external_customer_id as external_customer_id, ${hour} as hour_ms, ${columns.sql} from events e ` +
-    `where ${idsSql} and e.organization_id = ? and e.source = 'user' and ${filter.sql} group by e.customer_id, e.external_customer_id, ${hour}`;
+    `select e.customer_id as customer_id, e.external_customer_id as external_customer_id, ${hour} as hour_ms, ${columns.sql} from ${from} ` +
+    `e.organization_id = ? and e.source = 'user' and ${filter.sql} group by e.customer_id, e.external_customer_id, ${hour}`;
   const result = await db.raw(sql, [...columns.bindings, dialect === 'postgres' ? ids : JSON.stringify(ids), meter.organizationId, ...filter.bindings] as Knex.RawBinding[]);
   const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
   return rows.map((row) => ({

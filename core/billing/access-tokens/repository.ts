@@ -4,6 +4,7 @@ import type { Scope } from '../shared/scopes.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { AccessToken } from './schema.js';
+import { read } from '../../db/read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'organization_access_tokens';
@@ -38,7 +39,7 @@ export async function insertAccessToken(trx: Executor, token: AccessToken & { to
 
 /** A live token by its hash (not deleted; expiry is the service's to judge). */
 export async function findAccessTokenByHash(db: Executor, tokenHash: string): Promise<AccessToken | undefined> {
-  const row = await db(TABLE).where({ token_hash: tokenHash }).whereNull('deleted_at').first();
+  const row = await read<Record<string, unknown> | undefined>(db(TABLE).where({ token_hash: tokenHash }).whereNull('deleted_at').first());
   return row ? toAccessToken(row) : undefined;
 }
 

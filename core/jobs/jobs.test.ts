@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { race } from '../testing/race.js';
 import { advanceOrganizationClock, setSandbox } from './advance.js';
 import { clockState, organizationClock } from './clock.js';
-import { claimDueJob, findJob, JOB_LEASE_MS, listJobs, releaseAllJobClaims, runClaimedJob, runDueJobs, scheduleJob, type Job, type JobHandlers } from './jobs.js';
+import { claimDueJob, claimDueJobsOfKind, finishClaimedJobs, findJob, JOB_LEASE_MS, listJobs, releaseAllJobClaims, runClaimedJob, runDueJobs, scheduleJob, type Job, type JobHandlers } from './jobs.js';
 import { applyClockStep } from './step.js';
 import { addInterval } from '../billing/shared/time.js';
 
@@ -49,6 +49,32 @@ describe('calendar steps', () => {
 });
 
 describe('jobs', () => {
+  it('claims the due jobs of one kind and organization in one go, and removes or releases them when finished', async () => {
+    const organizationId = await newOrganization();
+    const other = await newOrganization();
+    const due = new Date(START.getTime() - 1000);
+    const batch = ['a', 'b', 'c'].map((subject) => `${organizationId}-${subject}`);
+    for (const subjectId of batch) await scheduleJob(database.db, { organizationId, kind: 'test.batch', subjectId, runAt: due });
+    await scheduleJob(database.db, { organizationId, kind: 'test.batch', subjectId: `${organizationId}-later`, runAt: new Date(START.getTime() + 60_000) });
+    await scheduleJob(database.db, { organizationId, kind: 'test.other', subjectId: `${organizationId}-other-kind`, runAt: due });
+    await scheduleJob(database.db, { organizationId: other, kind: 'test.batch', subjectId: `${other}-a`, runAt: due });
+    const claim = (limit: number) => claimDueJobsOfKind(database.db, { kind: 'test.batch', organizationId, dueByMs: START.getTime(), nowMs: Date.now(), limit });
+    const first = await claim(2);
+    expect(first.jobs).toHaveLength(2);
+    const second = await claim(10);
+    // Claimed ones are not claimed again; the later job, another kind and another organization's stay.
+    const rest = batch.filter((subject) => !first.jobs.some((job) => job.subjectId === subject));
+    expect(second.jobs.map((job) => job.subjectId)).toEqual(rest);
+    await finishClaimedJobs(database.db, first.token, 'done');
+    await finishClaimedJobs(database.db, second.token, 'failed');
+    expect((await listJobs(database.db, organizationId)).map((job) => job.subjectId).sort()).toEqual([...rest, `${organizationId}-later`, `${organizationId}-other-kind`].sort());
+    const again = await claim(10);
+    expect(again.jobs.map((job) => job.subjectId)).toEqual(rest);
+    await finishClaimedJobs(database.db, again.token, 'done');
+    // Leave nothing due for the tests that run every due job.
+    await database.db('jobs').whereIn('organization_id', [organizationId, other]).delete();
+  });
+
   it('runs due jobs in time order on each organization’s clock and leaves future ones', async () => {
     const organizationId = await newOrganization();
     const clock = fixedClock(START);

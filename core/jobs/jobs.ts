@@ -177,6 +177,48 @@ export async function claimDueJob(
 }
 
 /**
+ * Claims up to `limit` more jobs of one kind and organization due by `dueByMs` (on its clock), as claimDueJob does one:
+ * a handler that does the same work for many subjects at once (a customer meter refresh after an ingest touched a
+ * hundred customers) takes them in one pass instead of one connection round each. The caller runs them, then
+ * finishes them with finishClaimedJobs (or lets the lease run out if it dies).
+ */
+export async function claimDueJobsOfKind(
+  db: Database,
+  filter: { kind: string; organizationId: string; dueByMs: number; nowMs: number; limit: number; excludeIds?: readonly string[] },
+): Promise<{ jobs: Job[]; token: string }> {
+  const token = randomUUID();
+  const lease = { locked_by: token, locked_until_ms: filter.nowMs + JOB_LEASE_MS };
+  const due = (q: Knex.QueryBuilder) => {
+    q.from(TABLE)
+      .where({ kind: filter.kind, organization_id: filter.organizationId })
+      .where('run_at_ms', '<=', filter.dueByMs)
+      .where((w) => w.whereNull('locked_until_ms').orWhere('locked_until_ms', '<', filter.nowMs))
+      .orderBy([{ column: 'run_at_ms' }, { column: 'id' }])
+      .limit(filter.limit);
+    if (filter.excludeIds?.length) q.whereNotIn('id', filter.excludeIds);
+    return q;
+  };
+  let rows: Record<string, unknown>[];
+  if (dialectOf(db) === 'postgres') {
+    rows = await db.transaction(async (trx) => {
+      const found: Record<string, unknown>[] = await due(trx.select('*')).forUpdate().skipLocked();
+      if (found.length) await trx(TABLE).whereIn('id', found.map((row) => String(row.id))).update(lease);
+      return found;
+    });
+  } else {
+    rows = await db(TABLE).whereIn('id', due(db.select('id'))).update(lease).returning('*');
+  }
+  return { jobs: rows.map(toJob), token };
+}
+
+/** Ends jobs claimed by claimDueJobsOfKind: removed when done, released for another run when not. */
+export async function finishClaimedJobs(db: Executor, token: string, outcome: 'done' | 'failed'): Promise<void> {
+  const claimed = db(TABLE).where({ locked_by: token });
+  if (outcome === 'done') await claimed.delete();
+  else await claimed.update({ locked_by: null, locked_until_ms: null });
+}
+
+/**
  * Whether a job of the organization due by `dueByMs` (on its clock) is held right now by another worker: a daemon's
  * runner took it as it came due, and has not finished it.
  */

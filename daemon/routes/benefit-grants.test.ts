@@ -153,6 +153,9 @@ describe('/v1/benefit-grants', () => {
     await expect
       .poll(async () => (await sdk().customers.getState({ id: seeded.customerId })).activeMeters, { timeout: 15_000, interval: 250 })
       .toMatchObject([{ meterId, creditedUnits: 100, consumedUnits: 0, balance: 100 }]);
+    // On PostgreSQL the state by id is read in one statement, by external id query by query: the same JSON.
+    const raw = async (path: string) => (await v1(owner.token, 'GET', path)).json();
+    expect(await raw(`/customers/${seeded.customerId}/state`)).toEqual(await raw(`/customers/external/${seeded.externalId}/state`));
     const announced = (await eventsOf('customer.state_changed')).filter((e) => (e.payload.data as { id: string }).id === seeded.customerId).at(-1)!.payload.data as { id: string; granted_benefits: unknown[] };
     expect(announced).toMatchObject({ id: seeded.customerId });
     expect(announced.granted_benefits).toHaveLength(3);

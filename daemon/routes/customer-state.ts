@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Text } from '../../core/billing/customers/address.js';
 import { ExternalId } from '../../core/billing/customers/schema.js';
 import { getCustomer } from '../../core/billing/customers/service.js';
-import { customerStateOf } from '../../core/billing/customer-state/service.js';
+import { customerStateById, customerStateOf } from '../../core/billing/customer-state/service.js';
 import { defineRoute, organizationsWith } from '../http/v1/route.js';
 
 const READ = ['customers:read', 'customers:write'] as const;
@@ -33,6 +33,6 @@ export const customerStateRoutes = [
     tag: TAG,
     scopes: READ,
     params: z.object({ id: Text.min(1) }),
-    handler: async ({ principal, params, deps }) => customerStateOf(deps.db, await getCustomer(deps.db, organizationsWith(principal, READ), { id: params.id })),
+    handler: async ({ principal, params, deps }) => customerStateById(deps.db, organizationsWith(principal, READ), params.id),
   }),
 ];

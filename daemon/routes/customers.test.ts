@@ -368,6 +368,23 @@ describe('/v1/customers', () => {
     expect(await (await v1('GET', '/customers/external/usr_state/state')).json()).toEqual({ ...customer, active_subscriptions: [], granted_benefits: [], active_meters: [] });
   });
 
+  it('answers a subscribed customer\'s state the same by id as by external id, subscription and granted benefit included', async () => {
+    // On PostgreSQL the state by id is read in one statement, by external id query by query: the same JSON.
+    const benefit = await (await v1('POST', '/benefits/', { organization_id: organizationId, type: 'custom', description: 'Support line', properties: { note: 'Call us' }, metadata: { level: 2 } })).json();
+    const plan = await (await v1('POST', '/products/', { organization_id: organizationId, name: 'Free plan', recurring_interval: 'month', prices: [{ amount_type: 'free' }] })).json();
+    expect((await v1('POST', `/products/${plan.id}/benefits`, { benefits: [benefit.id] })).status).toBe(200);
+    const customer = await create({ external_id: 'usr_subscribed' });
+    expect((await v1('POST', '/subscriptions/', { product_id: plan.id, customer_id: customer.id, metadata: { source: 'test' } })).status).toBe(201);
+    const stateById = async () => (await v1('GET', `/customers/${customer.id}/state`)).json();
+    await expect.poll(async () => (await stateById()).granted_benefits.length, { timeout: 15_000, interval: 100 }).toBe(1);
+    const byId = await stateById();
+    expect(byId).toMatchObject({ id: customer.id, active_subscriptions: [{ product_id: plan.id, status: 'active', metadata: { source: 'test' } }], granted_benefits: [{ benefit_id: benefit.id, benefit_metadata: { level: 2 } }] });
+    expect(await (await v1('GET', '/customers/external/usr_subscribed/state')).json()).toEqual(byId);
+    // Another organization's token never reads it.
+    const other = await signUp(daemon.url, { name: 'Other Seller' });
+    expect((await v1('GET', `/customers/${customer.id}/state`, undefined, other.token)).status).toBe(404);
+  });
+
   it('soft-deletes: the customer reads as not found, its email and external id are free, customer.deleted carries deleted_at', async () => {
     const customer = await create({ external_id: 'usr_gone', metadata: { plan: 'pro' } });
     const before = await eventCount();

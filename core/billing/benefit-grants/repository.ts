@@ -9,7 +9,8 @@ import { read } from '../../db/read.js';
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefit_grants';
 
-function toGrant(row: Record<string, unknown>): BenefitGrant {
+/** A grant from its row (also from a JSON row: another repository reading it with its own). */
+export function toGrant(row: Record<string, unknown>): BenefitGrant {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),

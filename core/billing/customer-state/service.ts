@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
-import type { Executor } from '../../db/database.js';
+import { dialectOf, type Database, type Executor } from '../../db/database.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import { activeCustomerMeters } from '../../metering/customer-meters.js';
 import { serializeCustomerStateMeter } from '../../metering/serialize.js';
@@ -13,6 +13,9 @@ import { subscriptionsOfCustomer } from '../subscriptions/repository.js';
 import { ACTIVE_STATUSES, type Subscription } from '../subscriptions/schema.js';
 import type { BenefitGrant } from '../benefit-grants/schema.js';
 import type { Benefit } from '../benefits/schema.js';
+import type { CustomerMeter } from '../../metering/schema.js';
+import { customerNotFound } from '../customers/errors.js';
+import { customerStateRowsOnPostgres } from './repository.js';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -64,18 +67,42 @@ function serializeStateGrant(grant: BenefitGrant, benefit: Benefit) {
 export async function customerStateOf(db: Executor, customer: Customer) {
   const subscriptions = await subscriptionsOfCustomer(db, customer.id, ACTIVE_STATUSES);
   const grants = await activeGrantsOf(db, customer.id);
-  const benefits = new Map((await findBenefits(db, customer.organizationId, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [b.id, b]));
+  const benefits = await findBenefits(db, customer.organizationId, [...new Set(grants.map((g) => g.benefitId))]);
+  return stateOf(customer, subscriptions, grants, benefits, await activeCustomerMeters(db, customer.id));
+}
+
+/**
+ * GET /v1/customers/{id}/state: the state of a live customer of the readable organizations (404 otherwise). On
+ * PostgreSQL the customer, its subscriptions, grants and benefits are read in one statement
+ * (customerStateRowsOnPostgres), and its meters only when it has some; on SQLite, where a query costs no round trip,
+ * as customerStateOf reads them.
+ */
+export async function customerStateById(db: Database, readable: ReadonlySet<string>, id: string): Promise<CustomerStateWire> {
+  if (dialectOf(db) !== 'postgres') {
+    const [customer] = await findCustomers(db, { id }, [...readable]);
+    if (!customer) throw customerNotFound();
+    return customerStateOf(db, customer);
+  }
+  const rows = await customerStateRowsOnPostgres(db, id, readable);
+  if (!rows) throw customerNotFound();
+  const meters = rows.hasMeters ? await activeCustomerMeters(db, id) : [];
+  return stateOf(rows.customer, rows.subscriptions, rows.grants, rows.benefits, meters);
+}
+
+/** The state's wire form from what it is made of (grants whose benefit is not among `benefits` are left out). */
+function stateOf(customer: Customer, subscriptions: readonly Subscription[], grants: readonly BenefitGrant[], benefits: readonly Benefit[], meters: readonly CustomerMeter[]) {
+  const byId = new Map(benefits.map((b) => [b.id, b]));
   return {
     ...serializeCustomer(customer),
     active_subscriptions: subscriptions.map(serializeStateSubscription),
     granted_benefits: grants.flatMap((grant) => {
-      const benefit = benefits.get(grant.benefitId);
+      const benefit = byId.get(grant.benefitId);
       return benefit ? [serializeStateGrant(grant, benefit)] : [];
     }),
-    active_meters: (await activeCustomerMeters(db, customer.id)).map(serializeCustomerStateMeter),
+    active_meters: meters.map(serializeCustomerStateMeter),
   };
 }
-export type CustomerStateWire = Awaited<ReturnType<typeof customerStateOf>>;
+export type CustomerStateWire = ReturnType<typeof stateOf>;
 
 /**
  * Emits customer.state_changed with the customer's state as GET /v1/customers/{id}/state answers it. Call it in

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
 import { createApp } from './app.js';
-import { oneRequestPerTurn } from './http/turns.js';
+import { fewRequestsPerTurn } from './http/turns.js';
 import { localFileStorage } from '../core/billing/files/local-storage.js';
 import { clipped, type Logger } from './logger.js';
 import { tillVersion } from '../core/version.js';
@@ -86,8 +86,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   const loopDelay = config.debugLoopDelay ? startLoopDelayMonitor() : undefined;
   const app = createApp({ loopDelay, db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
   eventHub(db, config.listen);
-  // One request started per event-loop turn, in arrival order: a saturated tilld still accepts new connections.
-  server.on('request', oneRequestPerTurn(app));
+  // A few requests started per event-loop turn, in arrival order: a saturated tilld still accepts new connections.
+  server.on('request', fewRequestsPerTurn(app));
   // Renewals, dunning retries, expiries: due work runs every second (on PostgreSQL, shared among daemons).
   if (dialectOf(db) === 'sqlite') {
     const released = await releaseAllJobClaims(db);

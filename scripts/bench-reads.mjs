@@ -198,81 +198,109 @@ export const ANALYSIS = `## Reads (issue 21)
 
 Target: \`GET /v1/products/{id}\` and \`GET /v1/customers/{id}/state\` with an organization access token at ≥ 0.5× the
 requests/s of a bare Express 5 JSON route (autocannon, 100 connections), p99 < 25 ms, on SQLite; ≥ 0.35× on
-PostgreSQL. **Missed** on both, as of 2026-11-26. Every figure here was taken on the shared 2-core machine at a load
-average of 8–10 (other sessions' test runs): requests/s swing by ±40 % between runs, and even the server's CPU time a
-request, measured beside them and steadier, moves by ±30 %. Before and after, one sitting (\`--duration=10\`, the
-commit before these changes built in another checkout and measured with \`--root\`, then this one):
+PostgreSQL. **Missed** on both, as of 2026-11-26 (second round): product / state 0.23–0.27× / 0.31–0.43× on SQLite,
+0.12–0.14× / 0.14–0.15× on PostgreSQL (two runs). The p99 target cannot be met at 100 connections on this machine
+whatever tilld does: autocannon keeps 100 requests outstanding, so the mean latency is 100 / (requests/s) (Little's
+law), and a p99 under 25 ms needs more than 4,000 req/s, more than the bare route itself answers here (2,900–3,600
+req/s, p99 50–110 ms). Every figure was taken on the shared 2-core machine at load 6–17 (other sessions' builds and
+tests): requests/s swing by ±40 % between runs, the server's CPU time a request by ±30 %; compare within a sitting.
 
-| Database | Read | Before: tilld / bare, ratio, CPU a request | After: tilld / bare, ratio, CPU a request | Load |
+### Before and after, one sitting
+
+\`node scripts/bench-reads.mjs --duration=10\`, 12:27–12:31: the build of fa9490a (the first round below, before
+this one) measured with \`--root\`, then ac1a4a8 (this round, with the other issue-21 commits landed meanwhile: a
+read-only SQLite connection for reads while the writer is busy, SQLite yielding the loop every 4 ms of statements).
+The same harness for both (the measured window on the warm-up's connections, see "The tail").
+
+| Database | Read | Before: tilld / bare, ratio, server CPU a request, client p99 / max | After | Load (1 min) before / after |
 |---|---|---|---|---|
-| sqlite | product | 154 / 4,109 req/s, **0.04×**, p99 7.3 s, 92 timed out, 2,708 µs | 189 / 2,935 req/s, **0.06×**, p99 6.3 s, 78 timed out, 2,210 µs | 9.6 / 9.0 |
-| sqlite | state | 290 / 7,110 req/s, **0.04×**, p99 4.7 s, 48 timed out, 1,754 µs | 196 / 3,516 req/s, **0.06×**, p99 4.7 s, 76 timed out, 1,264 µs | 9.6 / 9.1 |
-| postgres | product | 231 / 4,802 req/s, **0.05×**, p99 1.1 s, 2,692 µs | 116 / 1,714 req/s, **0.07×**, p99 3.1 s, 2,850 µs | 9.8 / 10.4 |
-| postgres | state | 269 / 7,129 req/s, **0.04×**, p99 0.8 s, 2,238 µs | 148 / 2,725 req/s, **0.05×**, p99 1.8 s, 2,578 µs | 8.8 / 9.1 |
+| sqlite | product | 448 / 2,977 req/s, **0.15×**, 1,397 µs, p99 2,394 ms / max 9.9 s, 10 timed out | 786 / 3,476 req/s, **0.23×**, 768 µs, p99 393 / max 514 ms | 9.7 / 7.9 |
+| sqlite | state | 443 / 3,001 req/s, **0.15×**, 1,311 µs, p99 451 ms / max 9.9 s | 1,031 / 3,318 req/s, **0.31×**, 672 µs, p99 198 / max 218 ms | 8.7 / 7.8 |
+| postgres | product | 142 / 3,216 req/s, **0.04×**, 3,624 µs, p99 3,134 / max 3,546 ms | 447 / 3,211 req/s, **0.14×**, 970 µs, p99 517 / max 598 ms | 8.2 / 6.6 |
+| postgres | state | 251 / 2,946 req/s, **0.09×**, 2,319 µs, p99 635 / max 666 ms | 552 / 3,629 req/s, **0.15×**, 859 µs, p99 368 / max 401 ms | 7.0 / 7.9 |
 
-Earlier runs of the same sitting (\`--duration=8\`, load 7.6–8.7): SQLite before 1,926 / 1,659 µs a request (0.08× /
-0.05×), after the statement cache alone 1,784 / 1,634 µs, after all the changes 1,030 / 1,021 µs (0.09× / 0.11×) and
-1,298 / 1,280 µs; PostgreSQL after 2,661 / 2,229 µs (0.03×). So on SQLite the CPU a read costs fell by a quarter to a
-half; on PostgreSQL no change shows above the noise; the ratios stay an order of magnitude below the targets.
+Every connection had its first answer after (warm-up included): before "not all within 13 s" / 10.0 s (SQLite) and
+3.6 / 0.7 s (PostgreSQL); after 2.0 / 0.5 s and 1.3 / 0.3 s. tilld's event-loop delay p50 went from 174–177 ms to
+13–14 ms on SQLite (a turn no longer runs every waiting request). Interleaved A/B runs of single changes, at load
+6–17 (so loose): the one-statement reads on PostgreSQL took the server CPU of a product read from 2.1–3.4 ms to
+1.1–2.1 ms and of a state read from 2.5–3.9 ms to 1.0–1.1 ms; eight requests a turn instead of one, 1.3 → 1.06 ms
+(product) and 1.4–1.7 → 0.95–1.0 ms (state) on SQLite.
 
-### Where the time of one request went (SQLite, \`--profile\`, before)
+### The tail (explained)
 
-tilld's CPU profile under the bench, self time by part (busy time only; load 7.2):
+The first round left p99 at seconds and requests past autocannon's 10 s timeout while the mean was ~150 ms.
+\`scripts/bench-probe.mjs\` (loaded into tilld with \`--import\`) showed why it was not tilld's own work: its time
+per request (from the \`request\` event to the answer's end) was 1 ms at p50 and 10–20 ms at p99, and it never held
+more than one request at a time, while the event loop's delay was 140–230 ms at p50. The wait was before the
+request reached tilld: \`ss\` showed 40–80 connections sitting in the listening socket's accept queue for seconds, and
+tilld accepted one connection per event-loop turn. That is libuv since 1.45 (Node 20; libuv PR 3696, "don't
+accept() connections in a loop"): a turn accepts one connection, and a turn ran every request read in it — 50–90
+requests, 100–200 ms on SQLite. So the n-th of autocannon's 100 new connections waited n turns, up to 10–20 s, and its
+first request carried the whole wait: 1–2 % of a run's requests, hence p99 (and max, and timeouts) in seconds. The bare
+route shows the same once its handler costs 1 ms (p99 1.7–2.4 s, max 7–8 s); it did not before because its turns
+were short.
 
-| Part | Share | What it is |
-|---|---|---|
-| node: HTTP, streams, sockets | 30 % | parsing, writing the answer (\`writev\` 6 %), microtasks, and 4–5 % of async-hook bookkeeping: Better Auth's AsyncLocalStorage (and the knex adapter's) turn Node 20's promise hooks on for the whole process after the first /api/auth request, so every promise pays for them |
-| knex | 18 % | building and compiling 7 queries a request, and its runner: each query acquires the one SQLite connection through the pool (two timers and a dozen promises) |
-| better-sqlite3 | 14 % | almost all of it \`prepare\`: knex prepared every query anew, so SQLite parsed and planned 7 statements a request |
-| native, (program) | 10 % | |
-| Express, router | 7 % | walking the ~180 /v1 routes one after another (a product is the 50th or so) |
-| garbage collection | 6 % | |
-| pino, pino-http | 5 % | one JSON line a request, a child logger a request |
-| Till services, serializers | 5 % | row mapping (JSON columns, timestamps), serializers |
-| Till HTTP layer, zod | 3 % | the route wrapper, parsing the id |
-| Better Auth | 1 % | nothing of its session machinery: a \`till_oat_\` token never reaches it |
-| token authentication | 0.5 % | SHA-256 of the token; its lookup is one of the 7 queries (counted under knex and better-sqlite3) |
-| helmet | 0.3 % | |
+tilld now starts at most 8 requests a turn, first come first served (daemon/http/turns.ts): a turn lasts a few
+requests, so a new connection is accepted every few ms, and a request waiting in the queue is served in order instead
+of whenever its socket comes up. (One a turn was fairer still but cost 20–35 % more CPU: every answer went out alone
+and woke the idle client on its own.) The benchmark also measures on the warm-up's connections (one autocannon run,
+only the window after the warm-up counted), since opening connections is not a read; when every connection had its
+first answer is reported beside it.
 
-Queries a request: 7 for a product (the token, the product, its prices, its benefit, media and custom-field links
-one query each, its benefits) and 7 for a customer's state (the token, the customer, subscriptions, their prices,
-grants, benefits, meters). CPU a request: 1.9 ms for a product, 1.7 ms for a state, against 0.13 ms for the bare route.
+### What changed (second round)
 
-### What changed
+- Requests start a few a turn, in arrival order (above).
+- Request logging writes the same line pino-http did (same keys in the same order) with one logger call;
+  \`req.log\`'s child logger is made only when a handler logs (pino 6.6 % → 2.6 % of tilld's busy time).
+- On PostgreSQL a product is read in one statement (findProductRowsOnPostgres: the product, its current prices with
+  their meters, its links and the live benefits, files and custom fields they name, each relation a \`json_agg\`) and a
+  customer's state too (customerStateRowsOnPostgres: the customer, its active subscriptions with their prices, its
+  grants in effect and their benefits; the meters only when it has some), instead of 4–6 queries; both feed the same
+  row mappers and assembly as the query-by-query reads, which lists, webhooks, the external-id route and SQLite keep
+  using. Tests read each both ways and require the same JSON.
 
-- SQLite connections keep their prepared statements (core/db/database.ts, LRU of 500 by SQL text): \`prepare\` went from
-  14 % to under 1 %.
+### What changed (first round)
+
+- SQLite connections keep their prepared statements (core/db/database.ts, LRU of 500 by SQL text): \`prepare\` went
+  from 14 % to under 1 %.
 - A verified access token is kept in memory for 2 s, keyed by its SHA-256 (core/billing/access-tokens/cache.ts): one
   query less a request. Its expiry is checked every time and \`last_used_at\` is still written once a minute; deleting
   or changing it through this daemon (or deleting its organization) forgets it at once, and a token revoked through
   another daemon sharing PostgreSQL stops working here within 2 s.
-- The hot reads (a product and its relations, a customer, its subscriptions, grants, benefits and meters) go through
-  \`read()\` (core/db/read.ts): on SQLite, when the connection is idle and nobody waits for it, the compiled statement
-  runs on it at once, without the pool's acquire and release; anywhere else (PostgreSQL, a transaction, the connection
-  busy) knex runs it as before. Same SQL, same rows.
-- A product's benefit, media and custom-field links are read in one statement (UNION ALL) instead of three: 5 queries
-  for a product instead of 7 (one round trip less twice on PostgreSQL).
-- The /v1 routes are grouped by their first two path segments and a request goes straight to its group's router
-  (daemon/http/v1/route.ts) instead of trying the routes one by one.
+- The hot reads go through \`read()\` (core/db/read.ts): on SQLite the compiled statement runs on an idle connection
+  at once, without the pool's acquire and release.
+- A product's benefit, media and custom-field links are read in one statement (UNION ALL) instead of three.
+- The /v1 routes are grouped by their first two path segments and a request goes straight to its group's router.
+
+Before the first round (SQLite, load 7.2) a read cost 1.9 ms (product) and 1.7 ms (state) of CPU against 0.13 ms for
+the bare route, 7 queries each: node HTTP 30 %, knex 18 %, better-sqlite3's \`prepare\` 14 %, Express walking ~180
+routes 7 %, GC 6 %, pino 5 %.
 
 ### Where the time goes now
 
-SQLite (load 8.2): node HTTP and sockets 33 % (\`writev\` 9 %), Till services 20 % (of which 12 % is SQLite running the
-statements inside \`read()\`), Express 10 %, knex building queries 10 %, native 8 %, pino 7 %, GC 5 %; CPU a request
-1.0–1.3 ms. PostgreSQL (load 8.8): \`writev\` alone is 29 % — each query is a write to a loopback socket, and the kernel's
-TCP work for it (both ends) is charged to tilld — pg's protocol 7 %, knex 8 %, GC 8 %; CPU a request 2.2–3.6 ms, more
-than on SQLite, plus the PostgreSQL server's own CPU on the same two cores.
+\`--profile\` at ac1a4a8, 12:32–12:34, self time by part of tilld's busy time.
+
+SQLite (load 6.0; that run: 0.27× product, 0.43× state): node HTTP and sockets 29.5 % (\`writev\` 8.0 %, 17.5 % when
+requests started one a turn), Till services 23.3 % (of which 16.5 % is SQLite running the 4–6 statements of a read
+inside \`read()\`), knex building them 12.1 %, Express 10.9 %, GC 9.3 %, native 6.6 %, pino 3.5 %, Till's route layer
+2.1 %, zod, token hashing and helmet under 1 % each; CPU a request 0.68–0.80 ms against 0.20 ms for the bare route.
+PostgreSQL (load 7.4–10.7): \`writev\` 39.5 % (the statement's round trip and the answer; the kernel's loopback work
+for both ends is charged to the writer), node HTTP in all 60.2 %, GC 8.1 %, Express 7.3 %, pg 4.3 %, knex 3.8 %,
+services 3.0 %; CPU a request 1.0–1.1 ms, besides the PostgreSQL server's own.
 
 ### What is left (the targets are still missed)
 
-- **Fewer queries per object**: a product or a state in one or two statements (JSON aggregation of the relations) —
-  on PostgreSQL every query costs a round trip and its socket writes; this is the main lever left there.
-- **The tail**: p99 is seconds and some requests pass autocannon's 10 s timeout while the mean is ~150 ms, before and
-  after these changes, on both databases. Not explained yet: the bare route under the same load keeps p99 at 30–80 ms,
-  so it is tilld's (the pool's queue, background work holding the connection, or the event loop's order under
-  saturation are the suspects); it needs a quiet machine and \`--profile\` with event-loop delay to pin down.
-- Cheaper request logging (a lean middleware writing the same line instead of pino-http's two child loggers), the
-  promise hooks (gone with Node ≥ 24's AsyncContextFrame), compiled-query caching for knex's builder.
+- **SQLite, 0.23–0.43× of 0.5×**: a read still costs 3–4× the bare route's CPU (0.7–0.8 ms against 0.2 ms). The
+  next lever is the one taken on PostgreSQL: a read in one statement (SQLite's \`json_group_array\`/\`json_object\`,
+  which need the columns named), which would cut most of the 4–6 statements' running (16.5 %) and knex's building
+  of them (12 %); or, short of that, reusing compiled SQL for the hot reads. Then Express's middleware stack (11 %:
+  helmet's headers, the body parsers' checks, the routers), GC, and the promise hooks Better Auth's
+  AsyncLocalStorage turns on for every promise (gone with Node ≥ 24's AsyncContextFrame).
+- **PostgreSQL, 0.14–0.15× of 0.35×**: one statement a read now (the token lookup is cached); the PostgreSQL server's
+  own CPU shares the two cores with tilld and autocannon, and its round trip's writes are still tilld's largest cost.
+- **p99 < 25 ms** at 100 connections is out of reach of any server on this machine (Little's law, above): what can be
+  shown is a p99 close to the mean (no tail), as now (SQLite p99 1.8–3.6× p50, max within 1.3× p99). A latency target
+  for this bench would be measured at a fixed request rate (autocannon \`-R\`) or at fewer connections.
 - A quiet run of \`npm run bench\` for these figures.
 `;
 
@@ -319,11 +347,11 @@ export async function benchReads({ root, quick, seconds = quick ? 5 : 30, only, 
 
 A built tilld (\`bin/tilld\`, default logging and rate limiting, background work running) on a temporary SQLite file and
 on a fresh PostgreSQL database, read with an organization access token (products:read, customers:read) by
-autocannon at ${CONNECTIONS} connections for ${seconds} s after a 3 s warm-up on the same connections (only answers of the
-measured window count). The baseline, measured just before each tilld
-figure: a bare Express 5 app in its own process whose one GET route answers the same JSON document. The product has a
-price, a benefit and metadata; the customer has one active subscription and one granted benefit. Load average
-(1, 5, 15 min) when each tilld figure started is in its row; at the start of the section: ${startLoad}. "Server CPU a
+autocannon at ${CONNECTIONS} connections for ${seconds} s after a 3 s warm-up on the same connections (only answers of
+the measured window count). The baseline, measured just before each tilld figure: a bare Express 5 app in its own
+process whose one GET route answers the same JSON document. The product has a price, a benefit and metadata; the
+customer has one active subscription and one granted benefit. Load average (1, 5, 15 min) when each tilld figure
+started is in its row; at the start of the section: ${startLoad}. "Server CPU a
 request" is the server process's CPU time (user + system, from /proc) over the run divided by the requests it
 answered: other work on the machine moves it less than requests/s (still by ±30 % at a load of 8–10). On PostgreSQL the database
 server's own CPU is not in it.
@@ -335,7 +363,8 @@ ${verdicts.join('\n')}
 ${rows.join('\n')}
 
 Inside tilld over the same measured windows (scripts/bench-probe.mjs, loaded with \`--import\`): the latency autocannon
-saw, the time from each request's \`request\` event to the end of its response, the most requests tilld held at once,
+saw, the time from each request's \`request\` event to the end of its response (its wait in tilld's queue of
+requests to start included), the most requests tilld held at once,
 the event loop's delay (\`monitorEventLoopDelay\`, 10 ms resolution: a timer due now runs this late), and how long
 after autocannon started (warm-up included) its last connection had its first answer, tilld / bare.
 

@@ -7,6 +7,7 @@ import type { Address } from '../customers/address.js';
 import type { Metadata } from '../shared/metadata.js';
 import type { Interval } from '../products/schema.js';
 import { canTransition } from './state.js';
+import { checkoutScope, trackMetrics } from '../../metrics/rollups.js';
 import type { CheckoutStatus, CustomFieldValue, StoredCheckout } from './schema.js';
 
 const TABLE = 'checkouts';
@@ -106,6 +107,10 @@ function toRow(checkout: StoredCheckout) {
 }
 
 export async function insertCheckout(trx: Executor, checkout: StoredCheckout): Promise<void> {
+  await trackMetrics(trx, checkoutScope(checkout.id), () => insertCheckoutRow(trx, checkout));
+}
+
+async function insertCheckoutRow(trx: Executor, checkout: StoredCheckout): Promise<void> {
   await trx(TABLE).insert({
     ...toRow(checkout),
     id: checkout.id,
@@ -122,7 +127,8 @@ export async function insertCheckout(trx: Executor, checkout: StoredCheckout): P
  * concurrent confirmation or expiry changed it first, so an update never lands on a paid checkout.
  */
 export async function saveCheckout(trx: Executor, checkout: StoredCheckout): Promise<boolean> {
-  return (await trx(TABLE).where({ id: checkout.id, status: checkout.status }).update(toRow(checkout))) > 0;
+  const count = await trackMetrics(trx, checkoutScope(checkout.id), () => trx(TABLE).where({ id: checkout.id, status: checkout.status }).update(toRow(checkout)));
+  return count > 0;
 }
 
 /**
@@ -145,16 +151,16 @@ export async function transitionCheckout(
     if (priced.discountId) query.where({ discount_id: priced.discountId });
     else query.whereNull('discount_id');
   }
-  const count = await query
-    .update({
-      status: to,
-      modified_at: toDbTime(changes.modifiedAt),
-      ...(changes.discountClaimed !== undefined ? { discount_claimed: changes.discountClaimed } : {}),
-      ...(changes.customerId !== undefined ? { customer_id: changes.customerId } : {}),
-      ...(changes.subscriptionId !== undefined ? { subscription_id: changes.subscriptionId } : {}),
-      ...(changes.orderId !== undefined ? { order_id: changes.orderId } : {}),
-      ...(changes.paymentId !== undefined ? { payment_id: changes.paymentId } : {}),
-    });
+  const changed = {
+    status: to,
+    modified_at: toDbTime(changes.modifiedAt),
+    ...(changes.discountClaimed !== undefined ? { discount_claimed: changes.discountClaimed } : {}),
+    ...(changes.customerId !== undefined ? { customer_id: changes.customerId } : {}),
+    ...(changes.subscriptionId !== undefined ? { subscription_id: changes.subscriptionId } : {}),
+    ...(changes.orderId !== undefined ? { order_id: changes.orderId } : {}),
+    ...(changes.paymentId !== undefined ? { payment_id: changes.paymentId } : {}),
+  };
+  const count = await trackMetrics(trx, checkoutScope(id), () => query.update(changed));
   return count > 0;
 }
 

@@ -6,6 +6,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Address } from '../customers/address.js';
 import type { BillingReason, OrderFilter, OrderItem, OrderStatus, StoredOrder } from './schema.js';
+import { orderScope, trackMetrics, trackOrder } from '../../metrics/rollups.js';
 
 const TABLE = 'orders';
 const ITEMS = 'order_items';
@@ -65,7 +66,12 @@ async function itemsOf(db: Executor, orderIds: readonly string[]): Promise<Map<s
   return byOrder;
 }
 
+/** Inserts an order and its items, and adds it to the metrics rollups (same transaction). */
 export async function insertOrder(trx: Executor, order: StoredOrder): Promise<void> {
+  await trackMetrics(trx, orderScope(order), () => insertOrderRows(trx, order));
+}
+
+async function insertOrderRows(trx: Executor, order: StoredOrder): Promise<void> {
   await trx(TABLE).insert({
     id: order.id,
     organization_id: order.organizationId,
@@ -154,9 +160,11 @@ export async function markInvoiceGenerated(trx: Executor, id: string, at: Date):
  * applies only while the order is still in `from`; false otherwise (someone else changed it first).
  */
 export async function updateOrderStatus(trx: Executor, id: string, from: OrderStatus, to: OrderStatus, changes: { paymentId?: string | null }, at: Date): Promise<boolean> {
-  const count = await trx(TABLE)
-    .where({ id, status: from })
-    .update({ status: to, ...(changes.paymentId !== undefined ? { payment_id: changes.paymentId } : {}), modified_at: toDbTime(at) });
+  const count = await trackOrder(trx, id, () =>
+    trx(TABLE)
+      .where({ id, status: from })
+      .update({ status: to, ...(changes.paymentId !== undefined ? { payment_id: changes.paymentId } : {}), modified_at: toDbTime(at) }),
+  );
   return count > 0;
 }
 
@@ -171,18 +179,20 @@ export async function applyRefundedAmounts(
   change: { amount: number; taxAmount: number; status: OrderStatus },
   at: Date,
 ): Promise<boolean> {
-  const count = await trx(TABLE)
-    .where({ id: order.id, status: order.status, refunded_amount: order.refundedAmount, refunded_tax_amount: order.refundedTaxAmount })
-    .whereRaw('refunded_amount + ? <= net_amount + applied_balance_amount', [change.amount])
-    .whereRaw('refunded_amount + ? >= 0', [change.amount])
-    .whereRaw('refunded_tax_amount + ? <= tax_amount', [change.taxAmount])
-    .whereRaw('refunded_tax_amount + ? >= 0', [change.taxAmount])
-    .update({
-      refunded_amount: order.refundedAmount + change.amount,
-      refunded_tax_amount: order.refundedTaxAmount + change.taxAmount,
-      status: change.status,
-      modified_at: toDbTime(at),
-    });
+  const count = await trackOrder(trx, order.id, () =>
+    trx(TABLE)
+      .where({ id: order.id, status: order.status, refunded_amount: order.refundedAmount, refunded_tax_amount: order.refundedTaxAmount })
+      .whereRaw('refunded_amount + ? <= net_amount + applied_balance_amount', [change.amount])
+      .whereRaw('refunded_amount + ? >= 0', [change.amount])
+      .whereRaw('refunded_tax_amount + ? <= tax_amount', [change.taxAmount])
+      .whereRaw('refunded_tax_amount + ? >= 0', [change.taxAmount])
+      .update({
+        refunded_amount: order.refundedAmount + change.amount,
+        refunded_tax_amount: order.refundedTaxAmount + change.taxAmount,
+        status: change.status,
+        modified_at: toDbTime(at),
+      }),
+  );
   return count > 0;
 }
 

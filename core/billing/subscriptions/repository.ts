@@ -8,6 +8,7 @@ import type { SortCriterion } from '../shared/query.js';
 import type { Customer } from '../customers/schema.js';
 import type { CancellationReason, PendingItem, Subscription, SubscriptionInterval, SubscriptionStatus } from './schema.js';
 import { read } from '../../db/read.js';
+import { subscriptionScope, trackMetrics } from '../../metrics/rollups.js';
 
 const TABLE = 'subscriptions';
 const PRICES = 'subscription_prices';
@@ -101,7 +102,12 @@ async function writePrices(trx: Executor, subscriptionId: string, priceIds: read
   if (priceIds.length) await trx(PRICES).insert(priceIds.map((priceId, position) => ({ subscription_id: subscriptionId, price_id: priceId, position })));
 }
 
+/** Inserts a subscription and its prices, and adds it to the metrics rollups (same transaction). */
 export async function insertSubscription(trx: Executor, s: Subscription): Promise<void> {
+  await trackMetrics(trx, subscriptionScope(s), () => insertSubscriptionRows(trx, s));
+}
+
+async function insertSubscriptionRows(trx: Executor, s: Subscription): Promise<void> {
   await trx(TABLE).insert({
     ...columns(s),
     id: s.id,
@@ -118,7 +124,9 @@ export async function insertSubscription(trx: Executor, s: Subscription): Promis
  * the guarded update every status change and renewal goes through. False when another change got there first.
  */
 export async function saveSubscription(trx: Executor, current: Subscription, next: Subscription): Promise<boolean> {
-  const count = await trx(TABLE).where({ id: current.id, status: current.status, cycle: current.cycle }).update(columns(next));
+  const count = await trackMetrics(trx, subscriptionScope(next, current.customerId), () =>
+    trx(TABLE).where({ id: current.id, status: current.status, cycle: current.cycle }).update(columns(next)),
+  );
   if (count === 0) return false;
   if (next.priceIds.join() !== current.priceIds.join()) await writePrices(trx, next.id, next.priceIds);
   return true;

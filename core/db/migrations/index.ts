@@ -38,6 +38,7 @@ import { eventTypes } from './0046_event_types.js';
 import { trialRedemptions } from './0047_trial_redemptions.js';
 import { discountRedemptionsPerCustomer } from './0048_discount_redemptions_per_customer.js';
 import { fileDownloads } from './0049_file_downloads.js';
+import { metricsRollups } from './0050_metrics_rollups.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -80,4 +81,5 @@ export const migrations: readonly Migration[] = [
   trialRedemptions,
   discountRedemptionsPerCustomer,
   fileDownloads,
+  metricsRollups,
 ];

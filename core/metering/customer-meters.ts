@@ -74,7 +74,7 @@ async function consumption(db: Executor, meter: Meter, customer: { id: string; e
  * and the balance credited − consumed.
  */
 export async function meterBalance(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }, mode: UsageMode = 'read'): Promise<MeterBalance> {
-  const ledger = await db(CREDITS).where({ customer_id: customer.id, meter_id: meter.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('kind', 'units', 'created_at');
+  const ledger = await read<Record<string, unknown>[]>(db(CREDITS).where({ customer_id: customer.id, meter_id: meter.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('kind', 'units', 'created_at'));
   let resetAt: Date | undefined;
   for (const row of ledger) if (row.kind === 'reset') resetAt = fromDbTime(row.created_at);
   const credits = ledger.filter((row) => row.kind === 'credited' && (!resetAt || fromDbTime(row.created_at) >= resetAt)).map((row) => fromDbInt(row.units));
@@ -235,10 +235,10 @@ export async function listCustomerMeters(db: Database, filter: CustomerMeterFilt
     else query.whereNull('m.archived_at');
     return query;
   };
-  const [{ count }] = await scoped().count<{ count: number | string }[]>({ count: '*' });
+  const [{ count }] = await read<{ count: number | string }[]>(scoped().count({ count: '*' }));
   const query = scoped().select('cm.*');
   for (const { column, order } of sorting) if (SORT_COLUMNS[column]) query.orderBy(SORT_COLUMNS[column], order);
-  const rows = (await (query.orderBy('cm.id').limit(page.limit).offset(offsetOf(page)) as Knex.QueryBuilder)).map(toCustomerMeter);
+  const rows = (await read<Record<string, unknown>[]>(query.orderBy('cm.id').limit(page.limit).offset(offsetOf(page)) as Knex.QueryBuilder)).map(toCustomerMeter);
   return { items: await views(db, rows), totalCount: Number(count) };
 }
 

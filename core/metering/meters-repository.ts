@@ -5,6 +5,7 @@ import { escapeLike, whereMetadata } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
 import type { Meter } from './schema.js';
+import { read } from '../db/read.js';
 
 const TABLE = 'meters';
 
@@ -55,7 +56,7 @@ export async function findMeter(db: Executor, id: string, organizationIds: reado
 
 export async function findMetersByIds(db: Executor, ids: readonly string[]): Promise<Meter[]> {
   if (ids.length === 0) return [];
-  return (await db(TABLE).whereIn('id', [...new Set(ids)])).map(toMeter);
+  return (await read<Record<string, unknown>[]>(db(TABLE).whereIn('id', [...new Set(ids)]))).map(toMeter);
 }
 
 /** The live (not archived) meters of an organization, oldest first. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { newId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
-import { scheduleJob, type JobHandlers } from '../jobs/jobs.js';
+import { scheduleJob, wakeJobRunnerOnCommit, type JobHandlers } from '../jobs/jobs.js';
 import { partialsOfEvents, type GroupedPartial, type Partial, mergePartials, isPartialMeter } from './partials.js';
 import { findMetersByIds } from './meters-repository.js';
 import type { Meter } from './schema.js';
@@ -106,8 +106,10 @@ export async function startRollupBackfill(trx: Executor, meter: Meter): Promise<
   await lockMetering(trx, meter.organizationId, 'exclusive');
   await trx(TABLE).where({ meter_id: meter.id }).delete();
   await trx(STATES).insert({ meter_id: meter.id, status: 'building', cursor: null }).onConflict('meter_id').merge({ status: 'building', cursor: null });
-  // Due at once whatever the organization's clock says (a sandbox clock may stand still).
+  // Due at once whatever the organization's clock says (a sandbox clock may stand still), and started at the commit:
+  // left to the runner's next poll, a meter created just before an ingest burst had its backfill chasing the burst.
   await scheduleJob(trx, { organizationId: meter.organizationId, kind: ROLLUP_BACKFILL_JOB, subjectId: meter.id, runAt: new Date(0) });
+  wakeJobRunnerOnCommit(trx, 0);
 }
 
 /** At start: every backfill left unfinished (a daemon killed mid-way, meters older than the rollups) is due again. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { fromDbInt } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { compileFilter } from './compile.js';
+import { read } from '../db/read.js';
 import { partialColumns, toPartial, type Partial } from './partials.js';
 import type { Meter } from './schema.js';
 
@@ -50,7 +51,7 @@ export async function addUsage(trx: Executor, organizationId: string, meterId: s
 }
 
 export async function findUsage(db: Executor, meterId: string, customerId: string): Promise<Usage | undefined> {
-  const row = await db(TABLE).where({ meter_id: meterId, customer_id: customerId }).first();
+  const row = await read<Record<string, unknown> | undefined>(db(TABLE).where({ meter_id: meterId, customer_id: customerId }).first());
   return row ? toUsage(row) : undefined;
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { fromDbInt, fromDbTime, fromDbTimeOrNull, newId, toDbTime } from '../db/columns.js';
-import type { Database, Executor } from '../db/database.js';
+import { dialectOf, type Database, type Executor } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import { findCustomers } from '../billing/customers/repository.js';
 import { announceCustomerState } from '../billing/customer-state/service.js';
@@ -148,11 +148,17 @@ export const meteringJobs: JobHandlers = {
     const lease = await db('jobs').where({ id: job.id }).first('locked_until_ms');
     const nowMs = lease?.locked_until_ms == null ? undefined : fromDbInt(lease.locked_until_ms) - JOB_LEASE_MS;
     const more = nowMs === undefined ? undefined : await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs, limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
+    const subjects = [job.subjectId, ...(more?.jobs ?? []).map((other) => other.subjectId)];
     try {
-      await db.transaction(async (trx) => {
-        await refreshSubject(trx, clock, job.organizationId, job.subjectId);
-        for (const other of more?.jobs ?? []) await refreshSubject(trx, clock, job.organizationId, other.subjectId);
-      });
+      if (dialectOf(db) === 'sqlite') {
+        await db.transaction(async (trx) => {
+          for (const subject of subjects) await refreshSubject(trx, clock, job.organizationId, subject);
+        });
+      } else {
+        // One transaction each on PostgreSQL: a refresh locks a customer's usage rows meter by meter, an ingest every
+        // customer's of one meter before the next meter's; two customers' in one transaction would deadlock with it.
+        for (const subject of subjects) await db.transaction((trx) => refreshSubject(trx, clock, job.organizationId, subject));
+      }
     } catch (error) {
       if (more) await finishClaimedJobs(db, more.token, 'failed');
       throw error;

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { newTimeOrderedId } from '../db/columns.js';
-import type { Database } from '../db/database.js';
+import { dialectOf, type Database } from '../db/database.js';
+import { transactionGate } from '../db/gate.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
 import { noteFirstUserEvents } from '../billing/customers/repository.js';
@@ -8,6 +9,14 @@ import { findEventKeys, insertEvents, markCustomersDirty } from './events-reposi
 import { recordIngested } from './ingested.js';
 import { lockMetering } from './rollups.js';
 import type { EventMetadata, StoredEvent } from './schema.js';
+
+/**
+ * Ingest transactions open at once per daemon; the others wait in line without a connection. SQLite has one
+ * connection and one writer: queued in the pool, every client's batch came before the reads, jobs and webhook
+ * deliveries behind it. PostgreSQL's pool has 10: ingests of the same customers wait on each other's row locks
+ * anyway, and holding every connection while they did left reads waiting seconds for one (issue 21).
+ */
+const INGEST_TRANSACTIONS = { sqlite: 1, postgres: 3 } as const;
 
 /** Largest batch one ingest call takes (Polar sets no count, only the 10 MiB body; this keeps a batch one transaction's worth). */
 export const MAX_EVENTS_PER_BATCH = 10_000;
@@ -144,7 +153,7 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
   }
   if (issues.length) throw invalid(issues);
 
-  return db.transaction(async (trx) => {
+  return transactionGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialectOf(db)])(() => db.transaction(async (trx) => {
     // Before the events get their ids: a rollup backfill run waits for this ingest, or this ingest for it.
     await lockMetering(trx, organizationId, 'shared');
     const customerIds = [...new Set(parsed.flatMap((event) => (event.customerId ? [event.customerId] : [])))];
@@ -201,5 +210,5 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     // meters and announces customer.state_changed (ingests arriving while it is pending share it).
     await markCustomersDirty(trx, organizationId, subjects, now);
     return { inserted: inserted.size, duplicates: events.length - inserted.size };
-  });
+  }));
 }

@@ -4,7 +4,10 @@
 // `node scripts/bench-metering.mjs [--quick]` runs it alone and replaces that section in the file.
 //
 // TILL_BENCH_EVENTS (default 1,000,000; --quick 100,000) events, batches of 1,000 from TILL_BENCH_CLIENTS (4)
-// concurrent clients. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
+// concurrent clients. TILL_BENCH_SEED=raw skips the ingestion over HTTP: the events are inserted straight into the
+// table (tilld stopped), tilld builds the meters' rollups by its backfill, and only the quantities are measured; with
+// TILL_BENCH_EVENTS=10000000 it is the 10-million-event run of issue 21 (not part of npm run bench: it takes long).
+// TILL_BENCH_DIALECTS=sqlite|postgres runs one database. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
 // fresh database is created and dropped); skipped, and said so, when it cannot be reached.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -75,8 +78,15 @@ export async function json(url, init, token, attempt = 1) {
   return { body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
-/** A seller with an organization, customers and two meters on a fresh daemon. */
-async function seed(url) {
+/** The two meters the quantities read: count and sum(tokens) of the api_call events. */
+async function createMeters(url, token, organizationId) {
+  const meter = (name, aggregation) =>
+    json(`${url}/v1/meters/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] }, aggregation }) }, token).then((r) => r.body.id);
+  return { countMeter: await meter('API calls', { func: 'count' }), sumMeter: await meter('Tokens', { func: 'sum', property: 'tokens' }) };
+}
+
+/** A seller with an organization, customers and (unless `meters` is false) two meters on a fresh daemon. */
+async function seed(url, { meters: withMeters = true } = {}) {
   const signUp = await json(`${url}/api/auth/sign-up/email`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: `bench-${randomUUID()}@example.com`, password: 'bench-password-123' }) });
   const token = signUp.headers.get('set-auth-token');
   const organizationId = (await json(`${url}/api/auth/organization/create`, { method: 'POST', body: JSON.stringify({ name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }) }, token)).body.id;
@@ -84,12 +94,10 @@ async function seed(url) {
   for (let i = 0; i < CUSTOMERS; i++) {
     customers.push((await json(`${url}/v1/customers/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, email: `c${i}@bench.example` }) }, token)).body.id);
   }
-  const meter = (name, aggregation) =>
-    json(`${url}/v1/meters/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] }, aggregation }) }, token).then((r) => r.body.id);
-  const meters = { countMeter: await meter('API calls', { func: 'count' }), sumMeter: await meter('Tokens', { func: 'sum', property: 'tokens' }) };
+  const meters = withMeters ? await createMeters(url, token, organizationId) : {};
   // A seller's backend ingests and reads with an organization access token, as it would against Polar.
   const access = await json(`${url}/v1/organization-access-tokens/`, { method: 'POST', body: JSON.stringify({ organization_id: organizationId, comment: 'bench', scopes: ['events:write', 'meters:read'] }) }, token);
-  return { token: access.body.token, organizationId, customers, ...meters };
+  return { token: access.body.token, session: token, organizationId, customers, ...meters };
 }
 
 /** CPU time (user + system) a process has used so far, in ms. */
@@ -206,6 +214,13 @@ async function rawInsert(root, pg, config, total, customers, organizationId, now
   const db = createDatabase(config);
   await migrateToLatest(db);
   await db('organization').insert({ id: organizationId, name: 'Raw', slug: `raw-${randomUUID().slice(0, 8)}`, createdAt: new Date().toISOString() });
+  const ms = await insertRows(root, db, pg, total, customers, organizationId, now);
+  await db.destroy();
+  return ms;
+}
+
+/** Inserts events 0 … total-1 (eventOf) straight into the events table, as the raw baseline does; answers the time taken. */
+async function insertRows(root, db, pg, total, customers, organizationId, now) {
   const columns = ['id', 'organization_id', 'name', 'source', 'timestamp_ms', 'ingested_ms', 'customer_id', 'external_customer_id', 'external_id', 'parent_id', 'metadata'];
   // The ids ingest gives events (time-ordered UUIDs), so the rows are the same.
   const { newTimeOrderedId } = await import(join(root, 'dist/core/db/columns.js'));
@@ -244,7 +259,6 @@ async function rawInsert(root, pg, config, total, customers, organizationId, now
     ms = performance.now() - started;
     await db.client.releaseConnection(connection);
   }
-  await db.destroy();
   return ms;
 }
 
@@ -274,25 +288,49 @@ export async function pgDatabase(serverUrl) {
   };
 }
 
-async function benchDialect(root, dialect, { total, clients, port, pgUrl }) {
+const stopDaemon = async (daemon) => {
+  daemon.child.kill('SIGTERM');
+  await new Promise((resolve) => daemon.child.once('exit', resolve));
+};
+
+async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRaw }) {
   const pg = dialect === 'postgres';
   const databases = pg ? await pgDatabase(pgUrl) : undefined;
   if (databases?.unavailable) return { dialect, skipped: `PostgreSQL unreachable at ${pgUrl}: ${databases.unavailable}` };
-  const daemon = await startDaemon(root, pg ? { TILL_DATABASE_URL: databases.daemonUrl } : {}, port);
+  const env = pg ? { TILL_DATABASE_URL: databases.daemonUrl } : {};
+  let daemon = await startDaemon(root, env, port);
+  const dataDir = daemon.dataDir;
+  const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
+  const dbConfig = pg ? { client: 'postgres', connectionString: databases.daemonUrl } : { client: 'sqlite', filename: join(dataDir, 'till.sqlite') };
   try {
     const now = Date.now() - DAY;
-    const seeded = await seed(daemon.url);
-    const http = await ingest(daemon.url, daemon.child.pid, seeded, total, clients, now);
+    let seeded;
+    let http;
+    let seeding;
+    if (!seedRaw) {
+      seeded = await seed(daemon.url);
+      http = await ingest(daemon.url, daemon.child.pid, seeded, total, clients, now);
+    } else {
+      // TILL_BENCH_SEED=raw: the events go straight into the table with tilld stopped (as the raw baseline inserts
+      // them), then tilld builds the rollups of meters created after them (its backfill job), timed until whole.
+      seeded = await seed(daemon.url, { meters: false });
+      await stopDaemon(daemon);
+      const seedDb = createDatabase(dbConfig);
+      const insertMs = await insertRows(root, seedDb, pg, total, seeded.customers, seeded.organizationId, now);
+      await seedDb.destroy();
+      daemon = await startDaemon(root, { ...env, TILL_DATA_DIR: dataDir }, port);
+      Object.assign(seeded, await createMeters(daemon.url, seeded.session, seeded.organizationId));
+      seeding = { insertMs };
+    }
 
-    const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
-    const daemonDb = createDatabase(pg ? { client: 'postgres', connectionString: databases.daemonUrl } : { client: 'sqlite', filename: join(daemon.dataDir, 'till.sqlite') });
+    const daemonDb = createDatabase(dbConfig);
     // Quantities from rollups once they are whole: a meter's backfill (it was created just before the events) may
     // still be catching up with the ingestion; the wait is part of the figures.
     const readyStarted = performance.now();
     for (;;) {
       const states = await daemonDb('meter_rollup_states').whereIn('meter_id', [seeded.countMeter, seeded.sumMeter]).select('status');
       if (states.length === 2 && states.every((state) => state.status === 'ready')) break;
-      if (performance.now() - readyStarted > 600_000) throw new Error(`${dialect}: the meters' rollups were not whole 10 minutes after ingestion`);
+      if (performance.now() - readyStarted > 3_600_000) throw new Error(`${dialect}: the meters' rollups were not whole an hour after ingestion`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const rollupsReadyMs = performance.now() - readyStarted;
@@ -353,12 +391,12 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl }) {
     const agreement = Object.fromEntries(Object.keys(calls).map((key) => [key, Math.abs(calls[key].answer.total - sumOf(sql[key].rows)) < 1e-6 && sameBuckets(key)]));
     const agree = Object.values(agreement).every(Boolean);
     await daemonDb.destroy();
+    if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs };
     const rawMs = await rawInsert(root, pg, pg ? { client: 'postgres', connectionString: databases.rawUrl } : { client: 'sqlite', filename: join(mkdtempSync(join(tmpdir(), 'till-bench-raw-')), 'raw.db') }, total, seeded.customers, seeded.organizationId, now);
     return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs };
   } finally {
-    daemon.child.kill('SIGTERM');
-    await new Promise((resolve) => daemon.child.once('exit', resolve));
-    rmSync(daemon.dataDir, { recursive: true, force: true });
+    await stopDaemon(daemon);
+    rmSync(dataDir, { recursive: true, force: true });
     await databases?.drop?.();
   }
 }
@@ -396,24 +434,36 @@ function section(results, { total, clients }) {
       lines.push(`### ${name}`, '', `Not measured: ${result.skipped}.`, '');
       continue;
     }
-    const httpRate = rate(total, result.http.ms);
-    const rawRate = rate(total, result.rawMs);
-    const share = httpRate / rawRate;
-    const flat = result.http.rss.samples.length ? `${mb(Math.min(...result.http.rss.samples))} – ${mb(Math.max(...result.http.rss.samples))}` : 'n/a';
+    if (result.seeding) {
+      lines.push(
+        `### ${name} (${thousands(total)} events seeded by raw insert)`,
+        '',
+        `TILL_BENCH_SEED=raw: no ingestion over HTTP. The events were inserted straight into the table with tilld stopped (${ms(result.seeding.insertMs)}),`,
+        `then the two meters created, and tilld's backfill built their rollups from the events in ${ms(result.rollupsReadyMs)}.`,
+        '',
+      );
+    } else {
+      const httpRate = rate(total, result.http.ms);
+      const rawRate = rate(total, result.rawMs);
+      const share = httpRate / rawRate;
+      const flat = result.http.rss.samples.length ? `${mb(Math.min(...result.http.rss.samples))} – ${mb(Math.max(...result.http.rss.samples))}` : 'n/a';
+      lines.push(
+        `### ${name}`,
+        '',
+        '| Ingestion | Time | Events/s | Target | |',
+        '|---|---|---|---|---|',
+        `| raw insert (baseline) | ${ms(result.rawMs)} | ${thousands(rawRate)} | | |`,
+        `| over HTTP, rollups on | ${ms(result.http.ms)} | ${thousands(httpRate)} | ≥ 50 % of raw (${(share * 100).toFixed(0)} %) | ${share >= 0.5 ? 'met' : '**missed**'} |`,
+        `| | | | ≥ ${thousands(targets[result.dialect])}/s | ${httpRate >= targets[result.dialect] ? 'met' : '**missed**'} |`,
+        '',
+        `Daemon CPU while ingesting: ${thousands(result.http.cpu)} ms (${((result.http.cpu * 1000) / total).toFixed(1)} µs an event, parsing, checking and inserting).`,
+        `Daemon RSS while ingesting (sampled each second): ${flat}; peak ${mb(result.http.rss.peak)}.`,
+        '',
+        `Rollups of both meters whole ${ms(result.rollupsReadyMs)} after the last ingest answered (their backfill catching up, if it had to).`,
+        '',
+      );
+    }
     lines.push(
-      `### ${name}`,
-      '',
-      '| Ingestion | Time | Events/s | Target | |',
-      '|---|---|---|---|---|',
-      `| raw insert (baseline) | ${ms(result.rawMs)} | ${thousands(rawRate)} | | |`,
-      `| over HTTP | ${ms(result.http.ms)} | ${thousands(httpRate)} | ≥ 50 % of raw (${(share * 100).toFixed(0)} %) | ${share >= 0.5 ? 'met' : '**missed**'} |`,
-      `| | | | ≥ ${thousands(targets[result.dialect])}/s | ${httpRate >= targets[result.dialect] ? 'met' : '**missed**'} |`,
-      '',
-      `Daemon CPU while ingesting: ${thousands(result.http.cpu)} ms (${((result.http.cpu * 1000) / total).toFixed(1)} µs an event, parsing, checking and inserting).`,
-      `Daemon RSS while ingesting (sampled each second): ${flat}; peak ${mb(result.http.rss.peak)}.`,
-      '',
-      `Rollups of both meters whole ${ms(result.rollupsReadyMs)} after the last ingest answered (their backfill catching up, if it had to).`,
-      '',
       ...(result.vacuumMs ? [`Before the quantities: \`VACUUM ANALYZE events\` (${ms(result.vacuumMs)}), what autovacuum does some time after a bulk load.`, ''] : []),
       'Quantities, median of 9. Baseline: the faster of two hand-written forms (GROUP BY a bucket expression, or a',
       "subquery per bucket), named in the table. \"In process\" is core's `meterQuantities` on the same database (the",
@@ -446,7 +496,7 @@ export async function benchMetering({ root, quick = false }) {
   for (const [index, dialect] of ['sqlite', 'postgres'].entries()) {
     if (!only.includes(dialect)) continue;
     console.error(`metering: ${dialect}, ${thousands(total)} events…`);
-    results.push(await benchDialect(root, dialect, { total, clients, port: 5101 + index, pgUrl }));
+    results.push(await benchDialect(root, dialect, { total, clients, port: 5101 + index, pgUrl, seedRaw: process.env.TILL_BENCH_SEED === 'raw' }));
   }
   return section(results, { total, clients });
 }
@@ -454,11 +504,14 @@ export async function benchMetering({ root, quick = false }) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = new URL('..', import.meta.url).pathname;
   const text = await benchMetering({ root, quick: process.argv.includes('--quick') });
-  const path = join(root, 'docs/performance.md');
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
-  const start = current.indexOf('## Usage metering');
-  const after = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
-  const updated = start < 0 ? `${current.trimEnd()}\n\n${text}\n` : `${current.slice(0, start)}${text}\n${after < 0 ? '' : current.slice(after + 1)}`;
-  writeFileSync(path, updated);
+  // A raw-seeded run measures quantities only: it prints, and leaves docs/performance.md's section alone.
+  if (process.env.TILL_BENCH_SEED !== 'raw') {
+    const path = join(root, 'docs/performance.md');
+    const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
+    const start = current.indexOf('## Usage metering');
+    const after = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+    const updated = start < 0 ? `${current.trimEnd()}\n\n${text}\n` : `${current.slice(0, start)}${text}\n${after < 0 ? '' : current.slice(after + 1)}`;
+    writeFileSync(path, updated);
+  }
   console.log(text);
 }

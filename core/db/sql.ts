@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
 
+/**
+ * Rows in one multi-row INSERT: knex writes one on SQLite as a compound SELECT (`select … union all select …`),
+ * and SQLite refuses more than 500 terms there ("too many terms in compound SELECT").
+ */
+export const ROWS_PER_INSERT = 500;
+
 /** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
 export function isUniqueViolation(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };

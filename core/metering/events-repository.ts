@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { fromDbInt, fromDbJson, newId, newTimeOrderedId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
-import { whereMetadata } from '../db/sql.js';
+import { ROWS_PER_INSERT, whereMetadata } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
 import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
@@ -269,27 +269,29 @@ export const CUSTOMER_REFRESH_JOB = 'metering.refresh_customer';
 export async function markCustomersDirty(trx: Executor, organizationId: string, subjects: readonly string[], runAt: Date): Promise<void> {
   if (subjects.length === 0) return;
   const created = toDbTime(new Date());
-  await trx('jobs')
-    .insert(
-      // Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
-      [...subjects].sort().map((subject) => ({
-        id: newId(),
-        organization_id: organizationId,
-        kind: CUSTOMER_REFRESH_JOB,
-        subject_id: subject,
-        run_at_ms: runAt.getTime(),
-        attempts: 0,
+  // Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
+  const rows = [...subjects].sort().map((subject) => ({
+    id: newId(),
+    organization_id: organizationId,
+    kind: CUSTOMER_REFRESH_JOB,
+    subject_id: subject,
+    run_at_ms: runAt.getTime(),
+    attempts: 0,
+    locked_by: null,
+    locked_until_ms: null,
+    last_error: null,
+    created_at: created,
+  }));
+  // SQLite takes 500 rows a multi-row INSERT: a batch may touch more customers.
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await trx('jobs')
+      .insert(rows.slice(start, start + ROWS_PER_INSERT))
+      .onConflict(['kind', 'subject_id'])
+      .merge({
+        run_at_ms: trx.raw('case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end'),
         locked_by: null,
         locked_until_ms: null,
-        last_error: null,
-        created_at: created,
-      })),
-    )
-    .onConflict(['kind', 'subject_id'])
-    .merge({
-      run_at_ms: trx.raw('case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end'),
-      locked_by: null,
-      locked_until_ms: null,
-    });
+      });
+  }
   wakeJobRunnerOnCommit(trx, runAt.getTime());
 }

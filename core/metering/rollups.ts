@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { newId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
+import { ROWS_PER_INSERT } from '../db/sql.js';
 import { scheduleJob, wakeJobRunnerOnCommit, type JobHandlers } from '../jobs/jobs.js';
 import { partialsOfEvents, type GroupedPartial, type Partial, mergePartials, isPartialMeter } from './partials.js';
 import { findMetersByIds } from './meters-repository.js';
@@ -57,10 +58,10 @@ export async function addRollups(trx: Executor, meterId: string, rows: ReadonlyM
     smallest: partial.smallest,
     largest: partial.largest,
   }));
-  // Bounded statements: SQLite allows 32,766 bindings.
-  for (let start = 0; start < values.length; start += 2000) {
+  // Bounded statements: SQLite takes 500 rows a multi-row INSERT (a backfill chunk or a wide batch makes more).
+  for (let start = 0; start < values.length; start += ROWS_PER_INSERT) {
     await trx(TABLE)
-      .insert(values.slice(start, start + 2000))
+      .insert(values.slice(start, start + ROWS_PER_INSERT))
       .onConflict(['meter_id', 'customer_key', 'hour_ms'])
       .merge({
         events: trx.raw(`${t}.events + excluded.events`),

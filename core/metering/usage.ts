@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { fromDbInt } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
+import { ROWS_PER_INSERT } from '../db/sql.js';
 import { compileFilter } from './compile.js';
 import { read } from '../db/read.js';
 import { partialColumns, toPartial, type Partial } from './partials.js';
@@ -38,16 +39,19 @@ export async function addUsage(trx: Executor, organizationId: string, meterId: s
     pending: 1,
   }));
   const t = TABLE;
-  await trx(TABLE)
-    .insert(rows)
-    .onConflict(['meter_id', 'customer_id'])
-    .merge({
-      events: trx.raw(`${t}.events + excluded.events`),
-      numbers: trx.raw(`${t}.numbers + excluded.numbers`),
-      total: trx.raw(`${t}.total + excluded.total`),
-      smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
-      largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
-    });
+  // SQLite takes 500 rows a multi-row INSERT: a batch may touch more customers.
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await trx(TABLE)
+      .insert(rows.slice(start, start + ROWS_PER_INSERT))
+      .onConflict(['meter_id', 'customer_id'])
+      .merge({
+        events: trx.raw(`${t}.events + excluded.events`),
+        numbers: trx.raw(`${t}.numbers + excluded.numbers`),
+        total: trx.raw(`${t}.total + excluded.total`),
+        smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
+        largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
+      });
+  }
 }
 
 export async function findUsage(db: Executor, meterId: string, customerId: string): Promise<Usage | undefined> {

@@ -91,6 +91,18 @@ describe('/v1/events', () => {
     expect(parentEvent).toMatchObject({ name: 'llm.request', childCount: 1 });
   });
 
+  it('takes a batch spread over more customers than SQLite allows rows in one insert (500)', async () => {
+    const meter = await sdk().meters.create({ organizationId, name: 'Wide', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'wide' }] }, aggregation: { func: 'count' } });
+    const timestamp = new Date(Date.now() - 3_600_000).toISOString();
+    const events = Array.from({ length: 600 }, (_, i) => ({ name: 'wide', external_customer_id: `wide-${i}`, timestamp }));
+    const res = await v1(owner.token, 'POST', '/events/ingest', { events });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ inserted: 600, duplicates: 0 });
+    const range = new URLSearchParams({ start_timestamp: new Date(Date.now() - 86_400_000).toISOString(), end_timestamp: new Date().toISOString(), interval: 'day' });
+    const quantities = await v1(owner.token, 'GET', `/meters/${meter.id}/quantities?${range}`);
+    expect((await quantities.json()).total).toBe(600);
+  });
+
   it('accepts a body above the general limit, up to 10 MiB, on ingest only', async () => {
     const events = Array.from({ length: 4000 }, (_, i) => ({ name: 'bulk', customer_id: customerId, metadata: { pad: 'x'.repeat(400), i } }));
     const res = await v1(owner.token, 'POST', '/events/ingest', { events });

@@ -327,8 +327,56 @@ function section(results, { clients, seconds }) {
     if (r.idle.failures || r.loaded.failures) lines.push(`| ${r.dialect} | probes failed or timed out | ${r.idle.failures} | **${r.loaded.failures}** | none | **missed** |`);
   }
   lines.push('', `Load average (1, 5, 15 min) as each phase under ingest began: ${results.filter((r) => !r.skipped).map((r) => `${r.dialect} ${r.loadAt.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}.`, '');
+  lines.push(HISTORY);
   return lines.join('\n');
 }
+
+/** What this section found and what changed (issue 21), kept with the figures each run prints. */
+const HISTORY = `### What held requests up (2026-11-26)
+
+- **SQLite: the event loop.** better-sqlite3 runs a statement synchronously and knex resolves one query after the next
+  in microtasks, so a transaction, and the queue of transactions waiting for the one connection behind it, ran to the
+  end without the loop getting a turn (3,000 statements in a transaction never let a \`setImmediate\` run): with 32
+  clients ingesting, \`GET /healthz\` timed out (10 s) and the loop stalled for 1-2.7 s at a time. Now a statement
+  waits for the loop to turn once SQLite work has held it for 4 ms (core/db/database.ts).
+- **SQLite: one connection for everything.** A product read queued behind every ingest and job transaction. Hot reads
+  (\`read()\`: products, customers, customer state and meters, access tokens) now answer from a second, read-only
+  connection while the writer is held (WAL: it sees the last commit), and ingest transactions wait in a gate of their
+  own (one at a time on SQLite, three on PostgreSQL) instead of in the pool, ahead of everybody else's work.
+- **The ingest itself.** The batch's partials read its events through an (organization_id, …) index against a bloom
+  filter of the ids, a cost growing with every stored event (11 ms a batch, 87 ms at worst): they are read by primary
+  key now (~2 ms).
+- **Customer meter refreshes.** An ingest over 100 customers made 100 refresh jobs, each three trips for the single
+  SQLite connection; a run now takes up to 50 due refreshes of the organization (one transaction on SQLite; one per
+  customer on PostgreSQL, where batching them deadlocked with ingests).
+- **Left:** the WAL checkpoint still runs inside the COMMIT that crosses 1,000 pages (up to 60-380 ms seen, under
+  load), on the event loop; moving it to a worker thread with its own connection is the next step. The ingest queue
+  itself: 32 clients behind one writer wait 32 batches, so an ingest's latency is 32 × a batch's cost, and
+  customer.state_changed follows an ingest by the queue plus the refresh plus the delivery, in order, to an endpoint
+  that also receives every other customer's changes.
+
+Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
+with its load average; absolute figures at such loads say little, the direction does.
+
+| When | Database | healthz p99 | product p99 | ingest events/s, max request | loop delay p99 / max | meter fresh p50 | Load |
+|---|---|---|---|---|---|---|---|
+| before | sqlite | 10.0 s (timeouts) | 10.0 s (timeouts) | 2,400, 3.3 s | 68 ms / 2.00 s | 7.1 s | 5.3 |
+| before | sqlite | 19.5 s (timeouts) | 19.5 s | 1,950, 15.4 s | 455 ms / 1.14 s | 10 s | 4.5 |
+| before | postgres | 575 ms | 8.9 s | 738, 17.6 s | 55 ms / 209 ms | 10 s | 7.1 |
+| loop yields, reader, partials by key | sqlite | 219 ms | 232 ms | 1,688, 6.2 s | 148 ms / 196 ms | 7.5 s | 8.6 |
+| + batched refreshes | sqlite | 611 ms | 665 ms | 1,800, 3.9 s | 97 ms / 168 ms | 6.0 s | 11.0 |
+| + refreshes per customer on PostgreSQL, ingest gate | postgres | 2.58 s | 2.69 s | 613, 13.1 s, no failures (before: 15-24 ingests failed, deadlocks) | 49 ms / 525 ms | 6.0 s | 16.7 |
+| all of it (12:40) | sqlite | 5.10 s | 5.14 s | 1,388, 5.6 s | 79 ms / 258 ms | 7.4 s | 7.0 |
+| all of it (12:40) | postgres | 1.42 s | 1.43 s | 688, 9.0 s | 46 ms / 164 ms | 5.0 s | 8.3 |
+| ingest gate off, back to back with… | sqlite | 2.92 s | 2.93 s | 2,075, 3.2 s | 42 ms / 102 ms | 3.8 s | 10.1 |
+| …the gate on (one ingest transaction at a time) | sqlite | 1.78 s | 1.77 s | 2,563, 1.9 s | 36 ms / 59 ms | 2.8 s | 9.6 |
+
+No run met a target. Not explained yet: under ingest, \`GET /healthz\`, which touches no database, takes as long as
+an ingest request (1.4-2 s at p50 in the last runs; \`curl\` from another process saw the same: connected at once,
+first byte after ~2 s) while tilld's event loop is never held for more than 60-260 ms: the wait is not the loop
+being held by SQLite any more, and the machine's load (7-17 on 2 cores during these runs, tilld getting a fraction of
+a core) may be most of it. A quiet run of \`npm run bench\` and a CPU profile under it are the next step.
+`;
 
 /** Runs the latency-under-ingest benchmark on SQLite and PostgreSQL and returns its section of docs/performance.md. */
 export async function benchIngestLatency({ root, quick = false }) {

@@ -185,7 +185,7 @@ and MRR per day from start/end counts), median of ${sizes.runs} runs each, in th
 at 100,000 orders and 10,000 subscriptions${quick ? ' (this was a --quick run, at a fifth of that size)' : ''}.
 ${cpus().length} cores, load average ${load} while measuring (the machine is shared: figures move with the load).
 
-How Till reads it (core/metrics/rollup-series.ts, migration 0050): from hourly rollups of the orders, checkouts and
+How Till reads it (core/metrics/rollup-series.ts, migrations 0050-0051): from hourly rollups of the orders, checkouts and
 subscription changes, which every write of those keeps in its own transaction (docs/metrics.md, "Rollups"): a day's
 figures are the sums of its hours, the state metrics (active subscriptions, MRR…) running sums of the hours before
 the day's end. The seed inserts rows directly, so the rollups are then built by the migration's backfill

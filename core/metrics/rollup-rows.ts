@@ -23,7 +23,23 @@ export const CHECKOUT_TABLE = 'metrics_checkout_hours';
 export type RollupTable = typeof ORDER_TABLE | typeof SUBSCRIPTION_TABLE | typeof CHECKOUT_TABLE;
 
 export const ORDER_KEY = ['organization_id', 'currency', 'hour_ms', 'product_id', 'kind', 'start_hour_ms', 'prev_hour_ms'] as const;
-export const ORDER_VALUES = ['orders', 'revenue', 'net_revenue'] as const;
+export const ORDER_VALUES = [
+  'orders',
+  'revenue',
+  'net_revenue',
+  'one_time_orders',
+  'one_time_revenue',
+  'one_time_net_revenue',
+  'subscription_revenue',
+  'subscription_net_revenue',
+  'unstarted_revenue',
+  'unstarted_net_revenue',
+  'once_orders',
+  'unstarted_once_orders',
+  'fresh_revenue',
+  'fresh_net_revenue',
+  'fresh_once_orders',
+] as const;
 export const CHECKOUT_KEY = ['organization_id', 'currency', 'hour_ms', 'product_id'] as const;
 export const CHECKOUT_VALUES = ['checkouts', 'succeeded'] as const;
 export const SUBSCRIPTION_KEY = ['organization_id', 'currency', 'hour_ms', 'product_id'] as const;
@@ -92,29 +108,42 @@ export interface OrderFacts {
 
 /**
  * Adds paid orders: one-time orders alone; a subscription's orders all together (`subscriptionStarts` holds when
- * each subscription started, null if never), since each is keyed by the hour of the order before it in its
- * subscription and currency (a subscription counts once per period) and by its subscription's start hour (the
- * orders of a subscription started in the same period are its new-subscription revenue), both when near.
+ * each subscription started, null if never). A subscription counts once per period (by its first order in it) and
+ * its orders are new-subscription revenue when it started in the same period: so an order whose subscription
+ * started, or whose previous paid order of the subscription (and currency) was, in another hour less than NEAR_MS
+ * away is kept apart, keyed by its kind and those hours, and the reader decides per period (`conditional`). Every
+ * other order is decided here, whatever the periods (whole hours): its subscription started in its own hour or
+ * far away, its previous order in the same hour (never first in a period) or far away (always first), and it is
+ * summed with the others of its hour into the columns that say so.
  */
 export function addOrders(rollups: Rollups, orders: readonly OrderFacts[], subscriptionStarts: ReadonlyMap<string, number | null>) {
   const paid = orders.filter((o) => PAID_STATUSES.includes(o.status)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const previous = new Map<string, number>();
   for (const o of paid) {
     const hour = floorHour(o.createdAt);
-    let kind = 'one_time';
-    let startHour = FAR;
-    let prevHour = FAR;
-    if (o.subscriptionId !== null) {
-      const started = subscriptionStarts.get(o.subscriptionId) ?? null;
-      kind = started === null ? 'unstarted' : 'subscription';
-      if (started !== null && Math.abs(hour - floorHour(started)) <= NEAR_MS) startHour = floorHour(started);
-      const chain = `${o.subscriptionId}\u0000${o.currency}`;
-      const before = previous.get(chain);
-      if (before !== undefined && hour - before <= NEAR_MS) prevHour = before;
-      previous.set(chain, hour);
+    const net = o.netAmount - o.platformFeeAmount - o.refundedAmount;
+    const values: Record<string, number> = { orders: 1, revenue: o.netAmount, net_revenue: net };
+    const key = { organization_id: o.organizationId, currency: o.currency, hour_ms: hour, product_id: o.productId ?? '', kind: '', start_hour_ms: FAR, prev_hour_ms: FAR };
+    if (o.subscriptionId === null) {
+      Object.assign(values, { one_time_orders: 1, one_time_revenue: o.netAmount, one_time_net_revenue: net });
+      add(rollups, ORDER_TABLE, key, values);
+      continue;
     }
-    const key = { organization_id: o.organizationId, currency: o.currency, hour_ms: hour, product_id: o.productId ?? '', kind, start_hour_ms: startHour, prev_hour_ms: prevHour };
-    add(rollups, ORDER_TABLE, key, { orders: 1, revenue: o.netAmount, net_revenue: o.netAmount - o.platformFeeAmount - o.refundedAmount });
+    const started = subscriptionStarts.get(o.subscriptionId) ?? null;
+    const kind = started === null ? 'unstarted' : 'subscription';
+    Object.assign(values, { subscription_revenue: o.netAmount, subscription_net_revenue: net });
+    if (kind === 'unstarted') Object.assign(values, { unstarted_revenue: o.netAmount, unstarted_net_revenue: net });
+    const chain = `${o.subscriptionId}\u0000${o.currency}`;
+    const before = previous.get(chain);
+    previous.set(chain, hour);
+    const startHour = started === null || Math.abs(hour - floorHour(started)) > NEAR_MS ? FAR : floorHour(started);
+    const prevHour = before === undefined || hour - before > NEAR_MS ? FAR : before;
+    if ((startHour === FAR || startHour === hour) && (prevHour === FAR || prevHour === hour)) {
+      const once = prevHour === FAR ? 1 : 0;
+      Object.assign(values, { once_orders: once, unstarted_once_orders: kind === 'unstarted' ? once : 0 });
+      if (startHour === hour) Object.assign(values, { fresh_revenue: o.netAmount, fresh_net_revenue: net, fresh_once_orders: once });
+      add(rollups, ORDER_TABLE, key, values);
+    } else add(rollups, ORDER_TABLE, { ...key, kind, start_hour_ms: startHour, prev_hour_ms: prevHour }, values);
   }
 }
 
@@ -139,10 +168,10 @@ export interface SubscriptionFacts {
  * Adds subscriptions, as changes at the hour they take effect: a subscription counts in the state metrics at a
  * period's end T (a whole hour) when it started before T and ends at or after it — so +1 at its start hour and
  * −1 at its end hour, summed over the hours before T. Its customers must all be here: a customer counts once
- * however many subscriptions they hold (the `customers` column, on rows of no product).
+ * however many subscriptions they hold (the `customers` column).
  */
 export function addSubscriptions(rollups: Rollups, subscriptions: readonly SubscriptionFacts[]) {
-  const spans = new Map<string, { key: Record<string, string | number>; spans: [number, number][] }>();
+  const spans = new Map<string, { key: Record<string, string | number>; spans: { from: number; to: number; product: string }[] }>();
   for (const s of subscriptions) {
     if (UNSTARTED_STATUSES.includes(s.status)) continue;
     const at = (hour: number, values: Record<string, number>) =>
@@ -173,23 +202,27 @@ export function addSubscriptions(rollups: Rollups, subscriptions: readonly Subsc
     }
     if (end !== null && end <= start) continue;
     const id = `${s.organizationId}\u0000${s.currency}\u0000${s.customerId}`;
-    const held = spans.get(id) ?? { key: { organization_id: s.organizationId, currency: s.currency, product_id: '' }, spans: [] };
-    held.spans.push([start, end ?? Number.POSITIVE_INFINITY]);
+    const held = spans.get(id) ?? { key: { organization_id: s.organizationId, currency: s.currency }, spans: [] };
+    held.spans.push({ from: start, to: end ?? Number.POSITIVE_INFINITY, product: s.productId });
     spans.set(id, held);
   }
-  // A customer is counted from the start of the first of overlapping (or touching) subscriptions to the end of the last.
+  // A customer is counted from the start of the first of overlapping (or touching) subscriptions to the end of the
+  // last, on the rows of those subscriptions' products (the customers are only read summed over every product).
   for (const { key, spans: list } of spans.values()) {
-    list.sort((a, b) => a[0] - b[0]);
-    let [from, to] = list[0]!;
+    list.sort((a, b) => a.from - b.from);
+    let span = { ...list[0]! };
+    let first = list[0]!.product;
     const flush = () => {
-      add(rollups, SUBSCRIPTION_TABLE, { ...key, hour_ms: from }, { customers: 1 });
-      if (Number.isFinite(to)) add(rollups, SUBSCRIPTION_TABLE, { ...key, hour_ms: to }, { customers: -1 });
+      add(rollups, SUBSCRIPTION_TABLE, { ...key, hour_ms: span.from, product_id: first }, { customers: 1 });
+      if (Number.isFinite(span.to)) add(rollups, SUBSCRIPTION_TABLE, { ...key, hour_ms: span.to, product_id: span.product }, { customers: -1 });
     };
-    for (const [c, d] of list.slice(1)) {
-      if (c <= to) to = Math.max(to, d);
-      else {
+    for (const next of list.slice(1)) {
+      if (next.from <= span.to) {
+        if (next.to > span.to) span = { ...span, to: next.to, product: next.product };
+      } else {
         flush();
-        [from, to] = [c, d];
+        span = { ...next };
+        first = next.product;
       }
     }
     flush();

@@ -29,20 +29,23 @@ const ranges = (bounds: readonly BucketBounds[]): HourRange[] => bounds.map((b) 
 
 /** orderBuckets and revenueBefore of repository.ts, from the rollups. */
 export async function orderBucketsFromRollups(db: Executor, request: MetricsRequest, currency: string, bounds: readonly BucketBounds[]): Promise<OrderBucketRow[]> {
-  return (await orderRollups(db, request.organizationIds, currency, ranges(bounds))).map((row) => ({
-    i: row.i!,
-    orders: row.orders!,
-    revenue: row.revenue!,
-    netRevenue: row.net_revenue!,
-    oneTimeProducts: row.one_time_products!,
-    oneTimeRevenue: row.one_time_revenue!,
-    oneTimeNetRevenue: row.one_time_net_revenue!,
-    newSubscriptionsRevenue: row.fresh_revenue!,
-    newSubscriptionsNetRevenue: row.fresh_net_revenue!,
-    renewedSubscriptions: row.subscriptions! - row.fresh_subscriptions! - row.unstarted_subscriptions!,
-    renewedSubscriptionsRevenue: row.subscription_revenue! - row.fresh_revenue! - row.unstarted_revenue!,
-    renewedSubscriptionsNetRevenue: row.subscription_net_revenue! - row.fresh_net_revenue! - row.unstarted_net_revenue!,
-  }));
+  return (await orderRollups(db, request.organizationIds, currency, ranges(bounds))).map((row) => {
+    const value = (column: string) => row[column] ?? 0;
+    return {
+      i: value('i'),
+      orders: value('orders'),
+      revenue: value('revenue'),
+      netRevenue: value('net_revenue'),
+      oneTimeProducts: value('one_time_orders'),
+      oneTimeRevenue: value('one_time_revenue'),
+      oneTimeNetRevenue: value('one_time_net_revenue'),
+      newSubscriptionsRevenue: value('fresh_revenue'),
+      newSubscriptionsNetRevenue: value('fresh_net_revenue'),
+      renewedSubscriptions: value('once_orders') - value('fresh_once_orders') - value('unstarted_once_orders'),
+      renewedSubscriptionsRevenue: value('subscription_revenue') - value('fresh_revenue') - value('unstarted_revenue'),
+      renewedSubscriptionsNetRevenue: value('subscription_net_revenue') - value('fresh_net_revenue') - value('unstarted_net_revenue'),
+    };
+  });
 }
 
 export const revenueBeforeFromRollups = (db: Executor, request: MetricsRequest, currency: string, before: number) =>

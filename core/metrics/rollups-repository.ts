@@ -4,6 +4,7 @@ import {
   CHECKOUT_TABLE,
   KEYS,
   ORDER_TABLE,
+  ORDER_VALUES,
   SUBSCRIPTION_TABLE,
   SUBSCRIPTION_VALUES,
   type CheckoutFacts,
@@ -147,34 +148,43 @@ export interface HourRange {
 const rangeValues = (ranges: readonly HourRange[]) => ranges.map((r, i) => `(${i}, ${Math.trunc(r.lo)}, ${Math.trunc(r.hi)})`).join(', ');
 
 /**
- * Per range: paid orders and their sums; one-time ones; subscription ones counted once per subscription (those whose
- * previous order of the subscription is before the range); the new-subscription ones (their subscription started
- * within the range) and those of subscriptions never started. Only for ranges of whole hours no longer than NEAR_MS.
+ * Per range: the sums of the order rollups, and of their conditional rows (see addOrders) the subscription orders
+ * first of their subscription in the range (the previous one is before it), and the new-subscription ones (their
+ * subscription started within the range). Only for ranges of whole hours no longer than NEAR_MS.
  */
 export async function orderRollups(db: Executor, organizationIds: readonly string[], currency: string, ranges: readonly HourRange[]) {
   if (!ranges.length || !organizationIds.length) return [];
+  const on = `r.organization_id in (${inList(organizationIds)}) and r.currency = ? and r.hour_ms >= b.lo and r.hour_ms < b.hi`;
+  const sums = rowsOf(
+    await db.raw(
+      `with b(i, lo, hi) as (values ${rangeValues(ranges)})
+       select b.i as i, ${ORDER_VALUES.map((column) => `sum(r.${column}) as ${column}`).join(', ')}
+       from b join ${ORDER_TABLE} r on ${on} group by b.i`,
+      [...organizationIds, currency],
+    ),
+  );
   const fresh = `r.kind = 'subscription' and r.start_hour_ms >= b.lo and r.start_hour_ms < b.hi`;
   const once = 'r.prev_hour_ms < b.lo';
-  const rows = await db.raw(
-    `with b(i, lo, hi) as (values ${rangeValues(ranges)})
-     select b.i as i, sum(r.orders) as orders, sum(r.revenue) as revenue, sum(r.net_revenue) as net_revenue,
-       sum(case when r.kind = 'one_time' then r.orders else 0 end) as one_time_products,
-       sum(case when r.kind = 'one_time' then r.revenue else 0 end) as one_time_revenue,
-       sum(case when r.kind = 'one_time' then r.net_revenue else 0 end) as one_time_net_revenue,
-       sum(case when r.kind <> 'one_time' then r.revenue else 0 end) as subscription_revenue,
-       sum(case when r.kind <> 'one_time' then r.net_revenue else 0 end) as subscription_net_revenue,
-       sum(case when r.kind <> 'one_time' and ${once} then r.orders else 0 end) as subscriptions,
-       sum(case when ${fresh} then r.revenue else 0 end) as fresh_revenue,
-       sum(case when ${fresh} then r.net_revenue else 0 end) as fresh_net_revenue,
-       sum(case when ${fresh} and ${once} then r.orders else 0 end) as fresh_subscriptions,
-       sum(case when r.kind = 'unstarted' then r.revenue else 0 end) as unstarted_revenue,
-       sum(case when r.kind = 'unstarted' then r.net_revenue else 0 end) as unstarted_net_revenue,
-       sum(case when r.kind = 'unstarted' and ${once} then r.orders else 0 end) as unstarted_subscriptions
-     from b join ${ORDER_TABLE} r on r.organization_id in (${inList(organizationIds)}) and r.currency = ? and r.hour_ms >= b.lo and r.hour_ms < b.hi
-     group by b.i`,
-    [...organizationIds, currency],
+  const conditional = rowsOf(
+    await db.raw(
+      `with b(i, lo, hi) as (values ${rangeValues(ranges)})
+       select b.i as i, sum(case when ${once} then r.orders else 0 end) as once_orders,
+         sum(case when r.kind = 'unstarted' and ${once} then r.orders else 0 end) as unstarted_once_orders,
+         sum(case when ${fresh} then r.revenue else 0 end) as fresh_revenue,
+         sum(case when ${fresh} then r.net_revenue else 0 end) as fresh_net_revenue,
+         sum(case when ${fresh} and ${once} then r.orders else 0 end) as fresh_once_orders
+       from b join ${ORDER_TABLE} r on ${on} and r.kind in ('subscription', 'unstarted') group by b.i`,
+      [...organizationIds, currency],
+    ),
   );
-  return rowsOf(rows).map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, num(value)])));
+  const byRange = new Map<number, Record<string, number>>();
+  for (const row of [...sums, ...conditional]) {
+    const i = num(row.i);
+    const total = byRange.get(i) ?? { i };
+    for (const [column, value] of Object.entries(row)) if (column !== 'i') total[column] = (total[column] ?? 0) + num(value);
+    byRange.set(i, total);
+  }
+  return [...byRange.values()];
 }
 
 /** Revenue and net revenue of the paid orders before `before` (a whole hour). */

@@ -39,6 +39,7 @@ import { trialRedemptions } from './0047_trial_redemptions.js';
 import { discountRedemptionsPerCustomer } from './0048_discount_redemptions_per_customer.js';
 import { fileDownloads } from './0049_file_downloads.js';
 import { metricsRollups } from './0050_metrics_rollups.js';
+import { metricsRollupsSplit } from './0051_metrics_rollups_split.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -82,4 +83,5 @@ export const migrations: readonly Migration[] = [
   discountRedemptionsPerCustomer,
   fileDownloads,
   metricsRollups,
+  metricsRollupsSplit,
 ];

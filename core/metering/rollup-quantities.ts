@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/database.js';
+import { fromDbInt } from '../db/columns.js';
 import type { Bucket } from './buckets.js';
 import { EMPTY_PARTIAL, HOUR_MS, hourOf, mergePartials, partialColumns, quantityOf, toPartial, type Partial } from './partials.js';
 import { dialectOf } from '../db/database.js';
@@ -33,6 +34,23 @@ export function splitBuckets(buckets: readonly Bucket[]): { hours: Span[]; edges
     } else if (bucket.from < bucket.to) edges.push({ i, lo: bucket.from, hi: bucket.to });
   });
   return { hours, edges };
+}
+
+/** Past this many whole-hour spans, rollups are read by one range scan instead of a join on the spans. */
+const MANY_SPANS = 100;
+
+/** The span holding the hour starting at `hourMs` (spans in ascending order, not overlapping), if any. */
+function spanOf(spans: readonly Span[], hourMs: number): Span | undefined {
+  let low = 0;
+  let high = spans.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const span = spans[middle]!;
+    if (hourMs < span.lo) high = middle - 1;
+    else if (hourMs >= span.hi) low = middle + 1;
+    else return span;
+  }
+  return undefined;
 }
 
 const valuesOf = (spans: readonly Span[]) => spans.map((span) => `(${span.i}, ${span.lo}, ${span.hi})`).join(', ');
@@ -80,13 +98,28 @@ export async function rollupPartials(
       keyCondition = `r.customer_key ${scope.perCustomer ? 'not in' : 'in'} (${EVERYONE_KEYS.map(() => '?').join(', ')})`;
       bindings.push(...EVERYONE_KEYS);
     }
-    const sql =
-      `with b(i, lo, hi) as (values ${valuesOf(hours)}) select b.i as i, ${scope.perCustomer ? `${key} as k,` : ''} sum(r.events) as events, sum(r.numbers) as numbers, ` +
-      `sum(r.total) as total, min(r.smallest) as smallest, max(r.largest) as largest from b join meter_rollups r on r.meter_id = ? and ${keyCondition} and r.hour_ms >= b.lo and r.hour_ms < b.hi ` +
-      `group by b.i${scope.perCustomer ? ', k' : ''}`;
-    const result = await db.raw(sql, bindings);
-    const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
-    for (const row of rows) add(partials, scope.perCustomer ? `${Number(row.i)}\u0000${String(row.k)}` : String(Number(row.i)), toPartial(row));
+    const columns = 'sum(r.events) as events, sum(r.numbers) as numbers, sum(r.total) as total, min(r.smallest) as smallest, max(r.largest) as largest';
+    if (!scope.perCustomer && hours.length > MANY_SPANS) {
+      // Many small buckets (a quarter by hour is 2,160): one range scan summed by hour, each hour put in its bucket
+      // here, instead of a join probing the rollups once per bucket (170-210 ms on PostgreSQL for 2,160 hours).
+      const result = await db.raw(
+        `select r.hour_ms as h, ${columns} from meter_rollups r where r.meter_id = ? and ${keyCondition} and r.hour_ms >= ? and r.hour_ms < ? group by r.hour_ms`,
+        [...bindings, hours[0]!.lo, hours[hours.length - 1]!.hi],
+      );
+      const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+      for (const row of rows) {
+        const span = spanOf(hours, fromDbInt(row.h));
+        if (span) add(partials, String(span.i), toPartial(row));
+      }
+    } else {
+      const sql =
+        `with b(i, lo, hi) as (values ${valuesOf(hours)}) select b.i as i, ${scope.perCustomer ? `${key} as k,` : ''} ${columns} ` +
+        `from b join meter_rollups r on r.meter_id = ? and ${keyCondition} and r.hour_ms >= b.lo and r.hour_ms < b.hi ` +
+        `group by b.i${scope.perCustomer ? ', k' : ''}`;
+      const result = await db.raw(sql, bindings);
+      const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+      for (const row of rows) add(partials, scope.perCustomer ? `${Number(row.i)}\u0000${String(row.k)}` : String(Number(row.i)), toPartial(row));
+    }
   }
   if (edges.length) {
     const columns = partialColumns(dialectOf(db), meter, 'e');

@@ -23,7 +23,7 @@ const BATCH = 100;
 const CUSTOMERS = 100;
 const PROBE_MS = 20;
 const FRESHNESS_MS = 500;
-const POLL_MS = 10;
+const POLL_MS = 50;
 const GIVE_UP_MS = 10_000;
 const IDLE_SECONDS = 3;
 
@@ -349,6 +349,10 @@ const HISTORY = `### What held requests up (2026-11-26)
 - **Customer meter refreshes.** An ingest over 100 customers made 100 refresh jobs, each three trips for the single
   SQLite connection; a run now takes up to 50 due refreshes of the organization (one transaction on SQLite; one per
   customer on PostgreSQL, where batching them deadlocked with ingests).
+- **Measuring it:** the freshness probe polled \`GET /v1/customer-meters\` every 10 ms, 100 reads a second on top of the
+  load (the figures above); it polls every 50 ms since. tilld starts requests first come, first served, a few per
+  loop turn (daemon/http/turns.ts, from the reads work): when tilld cannot keep up, \`/healthz\` waits in that line
+  behind everything else, most likely why it takes as long as the other requests here.
 - **Left:** the WAL checkpoint still runs inside the COMMIT that crosses 1,000 pages (up to 60-380 ms seen, under
   load), on the event loop; moving it to a worker thread with its own connection is the next step. The ingest queue
   itself: 32 clients behind one writer wait 32 batches, so an ingest's latency is 32 × a batch's cost, and
@@ -371,11 +375,12 @@ with its load average; absolute figures at such loads say little, the direction 
 | ingest gate off, back to back with… | sqlite | 2.92 s | 2.93 s | 2,075, 3.2 s | 42 ms / 102 ms | 3.8 s | 10.1 |
 | …the gate on (one ingest transaction at a time) | sqlite | 1.78 s | 1.77 s | 2,563, 1.9 s | 36 ms / 59 ms | 2.8 s | 9.6 |
 
-No run met a target. Not explained yet: under ingest, \`GET /healthz\`, which touches no database, takes as long as
-an ingest request (1.4-2 s at p50 in the last runs; \`curl\` from another process saw the same: connected at once,
-first byte after ~2 s) while tilld's event loop is never held for more than 60-260 ms: the wait is not the loop
-being held by SQLite any more, and the machine's load (7-17 on 2 cores during these runs, tilld getting a fraction of
-a core) may be most of it. A quiet run of \`npm run bench\` and a CPU profile under it are the next step.
+No run met a target. Under ingest, \`GET /healthz\`, which touches no database, takes as long as an ingest request
+(1.4-2 s at p50 in the last runs; \`curl\` from another process saw the same: connected at once, first byte after
+~2 s) while tilld's event loop is never held for more than 60-260 ms: the wait is most likely (not measured directly) the line of requests waiting to be
+started (daemon/http/turns.ts) on a tilld that cannot keep up, at a machine load of 7-17 on 2 cores. Whether it keeps
+up on a quiet machine is what the next \`npm run bench\` says; if not, the probes' own rate and which requests may skip
+that line (\`/healthz\`) are the questions.
 `;
 
 /** Runs the latency-under-ingest benchmark on SQLite and PostgreSQL and returns its section of docs/performance.md. */

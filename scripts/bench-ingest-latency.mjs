@@ -374,6 +374,8 @@ with its load average; absolute figures at such loads say little, the direction 
 | all of it (12:40) | postgres | 1.42 s | 1.43 s | 688, 9.0 s | 46 ms / 164 ms | 5.0 s | 8.3 |
 | ingest gate off, back to back with… | sqlite | 2.92 s | 2.93 s | 2,075, 3.2 s | 42 ms / 102 ms | 3.8 s | 10.1 |
 | …the gate on (one ingest transaction at a time) | sqlite | 1.78 s | 1.77 s | 2,563, 1.9 s | 36 ms / 59 ms | 2.8 s | 9.6 |
+| freshness polled every 50 ms, main at 07d4d6b (13:01) | sqlite | 312 ms | 287 ms | 1,688, 4.2 s | 97 ms / 342 ms | 2.2 s | 15.3 |
+| the same | postgres | 79 ms | 116 ms | 1,450, 3.5 s | 16 ms / 40 ms | 2.5 s | 12.9 |
 
 No run met a target. Under ingest, \`GET /healthz\`, which touches no database, takes as long as an ingest request
 (1.4-2 s at p50 in the last runs; \`curl\` from another process saw the same: connected at once, first byte after

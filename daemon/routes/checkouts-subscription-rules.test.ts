@@ -153,7 +153,7 @@ describe('two checkouts of one customer at the same moment', () => {
     expect((await waiting.json()).status).toBe('confirmed');
     const second = await confirm((await open(pro.id, { customer_email: 'wanda@example.com' })).client_secret);
     expect(second.status).toBe(403);
-    expect(await second.json()).toMatchObject({ error: 'AlreadyActiveSubscriptionError' });
+    expect(await second.json()).toMatchObject({ error: 'AlreadyActiveSubscriptionError', detail: expect.stringContaining('still being confirmed') });
     expect((await call('GET', `/subscriptions/?organization_id=${organizationId}`)).items).toHaveLength(0);
   });
 });

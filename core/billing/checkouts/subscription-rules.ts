@@ -25,8 +25,12 @@ export async function assertCanSubscribe(db: Executor, checkout: Checkout): Prom
   if (checkout.organization.settings.subscription_settings.allow_multiple_subscriptions) return;
   if (checkout.product.recurringInterval === null) return;
   const who = { customerId: checkout.customerId, email: checkout.customerEmail };
-  if ((await hasBillableSubscription(db, checkout.organizationId, who)) || (await hasSubscriptionCheckoutInFlight(db, checkout.organizationId, checkout.id, who))) {
+  if (await hasBillableSubscription(db, checkout.organizationId, who)) {
     throw new CoreError('forbidden', 'ALREADY_ACTIVE_SUBSCRIPTION', 'You already have an active subscription.');
+  }
+  // Abandoned, such a payment is given up within the action window (30 minutes), and this checkout can go through.
+  if (await hasSubscriptionCheckoutInFlight(db, checkout.organizationId, checkout.id, who)) {
+    throw new CoreError('forbidden', 'ALREADY_ACTIVE_SUBSCRIPTION', 'The payment of another subscription of yours is still being confirmed. Finish it, or try again in 30 minutes if you left it.');
   }
 }
 

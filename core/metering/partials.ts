@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Dialect, type Executor } from '../db/database.js';
 import { fromDbInt } from '../db/columns.js';
+import { ROWS_PER_INSERT } from '../db/sql.js';
 import { compileFilter, compileNumericValue, type Sql } from './compile.js';
 import type { Aggregation, Meter } from './schema.js';
 
@@ -117,3 +118,24 @@ export async function partialsOfEvents(db: Executor, meter: Meter, ids: readonly
     hourMs: fromDbInt(row.hour_ms),
   }));
 }
+
+/**
+ * Adds partials to the stored rows of `table` keyed by `conflict` (inserted when new): counts and totals summed, the
+ * smallest and largest kept. In statements of at most ROWS_PER_INSERT rows (SQLite's limit on a multi-row INSERT).
+ */
+export async function addPartialRows(trx: Executor, table: string, conflict: string[], rows: Record<string, unknown>[]): Promise<void> {
+  const t = table;
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await trx(table)
+      .insert(rows.slice(start, start + ROWS_PER_INSERT))
+      .onConflict(conflict)
+      .merge({
+        events: trx.raw(`${t}.events + excluded.events`),
+        numbers: trx.raw(`${t}.numbers + excluded.numbers`),
+        total: trx.raw(`${t}.total + excluded.total`),
+        smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
+        largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
+      });
+  }
+}
+

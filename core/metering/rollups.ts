@@ -3,7 +3,7 @@ import { newId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { ROWS_PER_INSERT } from '../db/sql.js';
 import { scheduleJob, wakeJobRunnerOnCommit, type JobHandlers } from '../jobs/jobs.js';
-import { partialsOfEvents, type GroupedPartial, type Partial, mergePartials, isPartialMeter } from './partials.js';
+import { addPartialRows, partialsOfEvents, type GroupedPartial, type Partial, mergePartials, isPartialMeter } from './partials.js';
 import { findMetersByIds } from './meters-repository.js';
 import type { Meter } from './schema.js';
 
@@ -46,7 +46,6 @@ export async function readyMeters(db: Executor, meterIds: readonly string[]): Pr
 /** Adds partials to a meter's rollups, by customer key and hour. */
 export async function addRollups(trx: Executor, meterId: string, rows: ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>): Promise<void> {
   if (rows.size === 0) return;
-  const t = TABLE;
   // In a fixed order: two ingests locking the same rows in different orders would deadlock on PostgreSQL.
   const values = [...rows.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.hourMs - y.hourMs)).map(({ key, hourMs, partial }) => ({
     meter_id: meterId,
@@ -58,19 +57,7 @@ export async function addRollups(trx: Executor, meterId: string, rows: ReadonlyM
     smallest: partial.smallest,
     largest: partial.largest,
   }));
-  // Bounded statements: SQLite takes 500 rows a multi-row INSERT (a backfill chunk or a wide batch makes more).
-  for (let start = 0; start < values.length; start += ROWS_PER_INSERT) {
-    await trx(TABLE)
-      .insert(values.slice(start, start + ROWS_PER_INSERT))
-      .onConflict(['meter_id', 'customer_key', 'hour_ms'])
-      .merge({
-        events: trx.raw(`${t}.events + excluded.events`),
-        numbers: trx.raw(`${t}.numbers + excluded.numbers`),
-        total: trx.raw(`${t}.total + excluded.total`),
-        smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
-        largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
-      });
-  }
+  await addPartialRows(trx, TABLE, ['meter_id', 'customer_key', 'hour_ms'], values);
 }
 
 /** Groups partials into rollup rows: each group under its customer's key and under everyone's. */

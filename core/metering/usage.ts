@@ -4,7 +4,7 @@ import { dialectOf, type Executor } from '../db/database.js';
 import { ROWS_PER_INSERT } from '../db/sql.js';
 import { compileFilter } from './compile.js';
 import { read } from '../db/read.js';
-import { partialColumns, toPartial, type Partial } from './partials.js';
+import { addPartialRows, partialColumns, toPartial, type Partial } from './partials.js';
 import type { Meter } from './schema.js';
 
 /**
@@ -38,20 +38,7 @@ export async function addUsage(trx: Executor, organizationId: string, meterId: s
     largest: p.largest,
     pending: 1,
   }));
-  const t = TABLE;
-  // SQLite takes 500 rows a multi-row INSERT: a batch may touch more customers.
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await trx(TABLE)
-      .insert(rows.slice(start, start + ROWS_PER_INSERT))
-      .onConflict(['meter_id', 'customer_id'])
-      .merge({
-        events: trx.raw(`${t}.events + excluded.events`),
-        numbers: trx.raw(`${t}.numbers + excluded.numbers`),
-        total: trx.raw(`${t}.total + excluded.total`),
-        smallest: trx.raw(`case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`),
-        largest: trx.raw(`case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`),
-      });
-  }
+  await addPartialRows(trx, TABLE, ['meter_id', 'customer_id'], rows);
 }
 
 export async function findUsage(db: Executor, meterId: string, customerId: string): Promise<Usage | undefined> {

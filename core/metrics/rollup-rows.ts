@@ -1,4 +1,5 @@
 import { monthlyAmount } from './subscriptions.js';
+import type { SubscriptionMetricRow } from './repository.js';
 
 /**
  * What each order, subscription and checkout adds to the hourly metrics rollups (migration 0050), as pure
@@ -147,21 +148,11 @@ export function addOrders(rollups: Rollups, orders: readonly OrderFacts[], subsc
   }
 }
 
-export interface SubscriptionFacts {
+export interface SubscriptionFacts extends SubscriptionMetricRow {
   organizationId: string;
-  customerId: string;
   currency: string;
   productId: string;
   status: string;
-  amount: number;
-  recurringInterval: string;
-  recurringIntervalCount: number;
-  startedAt: number | null;
-  /** coalesce(ended_at, ends_at) */
-  endsOrEndedAt: number | null;
-  trialEnd: number | null;
-  canceledAt: number | null;
-  cancellationReason: string | null;
 }
 
 /**

@@ -31,6 +31,11 @@ export interface JobContext {
   baseUrl: string;
   /** The daemon's mailer, for mails a job sends (a pay link); absent, such mails go to the local outbox. */
   mailer?: Mailer;
+  /**
+   * The runner's time (its own clock, not the organization's) when it claimed the job: more jobs a handler claims
+   * with claimDueJobsOfKind share the claim's lease from then. Absent when a handler is called directly (tests).
+   */
+  claimedAtMs?: number;
 }
 
 /**
@@ -129,6 +134,8 @@ interface Claimed {
   job: Job;
   token: string;
   offsetMs: number;
+  /** The runner's time the claim was made at (its lease runs from then). */
+  claimedAtMs: number;
 }
 
 /**
@@ -173,7 +180,7 @@ export async function claimDueJob(
   }
   if (!row) return undefined;
   const { offsetMs } = await clockState(db, String(row.organization_id));
-  return { job: toJob(row), token, offsetMs };
+  return { job: toJob(row), token, offsetMs, claimedAtMs: nowMs };
 }
 
 /**
@@ -256,7 +263,7 @@ export async function runClaimedJob(
   try {
     if (!handler) throw new Error(`No handler for jobs of kind ${job.kind}`);
     // Each organization's jobs go through its own processor: the sandbox, or Stripe (core/payments/select.ts).
-    await handler({ db, clock, payments: await processorFor(db, deps, job.organizationId), baseUrl: deps.baseUrl, mailer: deps.mailer }, job);
+    await handler({ db, clock, payments: await processorFor(db, deps, job.organizationId), baseUrl: deps.baseUrl, mailer: deps.mailer, claimedAtMs: claimed.claimedAtMs }, job);
     // Removed only if still ours: a handler that rescheduled its own kind and subject released the claim.
     await db(TABLE).where({ id: job.id, locked_by: token }).delete();
     return 'done';

@@ -8,7 +8,7 @@ import { announceCustomerState } from '../billing/customer-state/service.js';
 import type { Customer } from '../billing/customers/schema.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
-import { claimDueJobsOfKind, finishClaimedJobs, JOB_LEASE_MS, type JobHandlers } from '../jobs/jobs.js';
+import { claimDueJobsOfKind, finishClaimedJobs, type JobHandlers } from '../jobs/jobs.js';
 import { CUSTOMER_REFRESH_JOB, insertSystemEvent, markCustomersDirty } from './events-repository.js';
 import { activeMeters, findMetersByIds } from './meters-repository.js';
 import { isPartialMeter, quantityOf } from './partials.js';
@@ -143,12 +143,12 @@ async function refreshSubject(trx: Knex.Transaction, clock: Clock, organizationI
  * left customer.state_changed seconds late (docs/performance.md, "Latency under ingest").
  */
 export const meteringJobs: JobHandlers = {
-  [CUSTOMER_REFRESH_JOB]: async ({ db, clock }, job) => {
-    // The extra claims share the runner's lease on this job (its time, on the runner's clock).
-    const lease = await db('jobs').where({ id: job.id }).first('locked_until_ms');
-    const nowMs = lease?.locked_until_ms == null ? undefined : fromDbInt(lease.locked_until_ms) - JOB_LEASE_MS;
-    const more = nowMs === undefined ? undefined : await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs, limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
-    const subjects = [job.subjectId, ...(more?.jobs ?? []).map((other) => other.subjectId)];
+  [CUSTOMER_REFRESH_JOB]: async ({ db, clock, claimedAtMs }, job) => {
+    // The extra claims share the runner's lease on this job, from the runner's claim. (Not read back from this job's
+    // row: under ingest the next batch for the same customer releases that claim at once, and the run then took
+    // this one customer alone, a hundred runs where two would do.)
+    const more = await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs: claimedAtMs ?? clock.now().getTime(), limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
+    const subjects = [job.subjectId, ...more.jobs.map((other) => other.subjectId)];
     try {
       if (dialectOf(db) === 'sqlite') {
         await db.transaction(async (trx) => {
@@ -160,10 +160,10 @@ export const meteringJobs: JobHandlers = {
         for (const subject of subjects) await db.transaction((trx) => refreshSubject(trx, clock, job.organizationId, subject));
       }
     } catch (error) {
-      if (more) await finishClaimedJobs(db, more.token, 'failed');
+      await finishClaimedJobs(db, more.token, 'failed');
       throw error;
     }
-    if (more) await finishClaimedJobs(db, more.token, 'done');
+    await finishClaimedJobs(db, more.token, 'done');
   },
 };
 

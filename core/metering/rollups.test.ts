@@ -148,4 +148,43 @@ describe('meter rollups', () => {
     }
     expect(compared).toBe(6 * 3 * 2 * 4 * 2);
   }, 240_000);
+
+  it('backfills a meter created after more events than one backfill chunk takes, counting each event once across chunks', async () => {
+    const organization = await createOrganization(owner, 'Backfill chunks');
+    const customers: string[] = [];
+    for (let i = 0; i < 3; i++) customers.push((await sdk().customers.create({ organizationId: organization, email: `${unique('bulk')}@example.com` })).id);
+    const random = seededRandom(5252);
+    const now = Date.now();
+    // 10,000 events: exactly two chunks of 5,000, so the run after the second full chunk finds none left.
+    for (let batch = 0; batch < 4; batch++) {
+      const events = Array.from({ length: 2500 }, (_, i) => ({
+        name: random.int(10) === 0 ? 'other' : 'bulk',
+        customerId: customers[random.int(3)]!,
+        organizationId: organization,
+        externalId: `bulk-${batch}-${i}`,
+        timestamp: new Date(now - random.int(3 * 24 * 3600 * 1000)),
+        metadata: { units: random.int(50) },
+      }));
+      await sdk().events.ingest({ events });
+    }
+    const bulk = { conjunction: 'and' as const, clauses: [{ property: 'name', operator: 'eq' as const, value: 'bulk' }] };
+    const meterIds = [
+      (await sdk().meters.create({ organizationId: organization, name: 'Bulk count', filter: bulk, aggregation: { func: 'count' } })).id,
+      (await sdk().meters.create({ organizationId: organization, name: 'Bulk units', filter: bulk, aggregation: { func: 'sum', property: 'units' } })).id,
+    ];
+    expect(await whole(meterIds)).toBe(true);
+    const meters = await findMetersByIds(daemon.db, meterIds);
+    const start = new Date(now - 4 * 24 * 3600 * 1000);
+    for (const meter of meters) {
+      for (const variant of [{}, { customerIds: [customers[0]!] }] as Partial<QuantitiesQuery>[]) {
+        const query: QuantitiesQuery = { start, end: new Date(now), interval: 'day', timezone: 'UTC', ...variant };
+        const [rolled, raw] = [await meterQuantities(daemon.db, meter, query, { source: 'rollups' }), await meterQuantities(daemon.db, meter, query, { source: 'events' })];
+        expect(rolled.total, `${meter.name} ${JSON.stringify(variant)}`).toBeGreaterThan(0);
+        expect(rolled, `${meter.name} ${JSON.stringify(variant)}`).toEqual(raw);
+      }
+    }
+    const [{ n }] = await daemon.db('events').where({ organization_id: organization, name: 'bulk', source: 'user' }).count({ n: '*' });
+    const count = meters.find((meter) => meter.aggregation.func === 'count')!;
+    expect((await meterQuantities(daemon.db, count, { start, end: new Date(now), interval: 'month', timezone: 'UTC' }, { source: 'rollups' })).total).toBe(Number(n));
+  }, 240_000);
 });

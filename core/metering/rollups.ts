@@ -118,11 +118,9 @@ async function backfillChunk(trx: Executor, meter: Meter): Promise<'done' | 'mor
   const state = await trx(STATES).where({ meter_id: meter.id }).first();
   if (!state || state.status !== 'building') return 'done';
   const cursor = (state.cursor as string | null) ?? '';
-  const last = await trx('events').where('organization_id', meter.organizationId).where('id', '>', cursor).orderBy('id').offset(BACKFILL_CHUNK - 1).first('id');
-  const upper = last ? String(last.id) : undefined;
-  const idsQuery = trx('events').where('organization_id', meter.organizationId).where('id', '>', cursor).orderBy('id').select('id');
-  if (upper) idsQuery.where('id', '<=', upper);
-  const ids = (await idsQuery).map((row) => String(row.id));
+  // The next chunk by the (organization, id) index (migration 0052); a full chunk may have more after it.
+  const ids = (await trx('events').where('organization_id', meter.organizationId).where('id', '>', cursor).orderBy('id').limit(BACKFILL_CHUNK).select('id')).map((row) => String(row.id));
+  const upper = ids.length === BACKFILL_CHUNK ? ids[ids.length - 1] : undefined;
   if (isPartialMeter(meter)) {
     const groups = await partialsOfEvents(trx, meter, ids);
     const byExternal = await customersByExternalId(trx, meter.organizationId, [...new Set(groups.flatMap((g) => (g.customerId === null && g.externalCustomerId !== null ? [g.externalCustomerId] : [])))]);

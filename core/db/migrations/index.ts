@@ -40,6 +40,7 @@ import { discountRedemptionsPerCustomer } from './0048_discount_redemptions_per_
 import { fileDownloads } from './0049_file_downloads.js';
 import { metricsRollups } from './0050_metrics_rollups.js';
 import { metricsRollupsSplit } from './0051_metrics_rollups_split.js';
+import { eventsBackfillIndex } from './0052_events_backfill_index.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -84,4 +85,5 @@ export const migrations: readonly Migration[] = [
   fileDownloads,
   metricsRollups,
   metricsRollupsSplit,
+  eventsBackfillIndex,
 ];

@@ -1,6 +1,6 @@
 import { Box, Text, useApp, useStdout } from 'ink';
 import { KeysProvider, useKeys } from './keys.js';
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { messageOf, type ConnectionState, type Organization, type TuiBackend } from './backend.js';
 import { moveSelection } from './components/Table.js';
 import { EventStore } from './event-store.js';
@@ -45,6 +45,12 @@ interface TabSpec {
   config?: ResourceConfig;
   view?: (props: TabProps) => ReactNode;
 }
+
+/**
+ * A list tab re-renders for its own state only: the app re-renders on every flush of the live stream (10 a second
+ * under load), which the lists do not show. (Its props are stable: the config, and setCaptured is a callback.)
+ */
+const ListTab = memo(ResourceTab);
 
 /** Drawn by the app itself with the live stream (the others are lists or views of their own). */
 const DASHBOARD = 0;
@@ -223,7 +229,7 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
         ))}
         {live.gap ? <Text color={theme.color('yellow')}> ! {live.gap}</Text> : null}
       </Text>
-      <Box flexDirection="column" height={bodyHeight} overflow="hidden">
+      <Box flexDirection="column" height={bodyHeight} overflowY="hidden">
         {overlay === 'help' ? (
           <Help />
         ) : overlay === 'orgs' ? (
@@ -241,7 +247,7 @@ function Screen({ backend, organizations: initialOrganizations, organizationId: 
         ) : tab === EVENTS ? (
           <EventsTab key={organizationId} {...tabProps} store={live.store} version={live.version} onCommit={onCommit} />
         ) : current.config ? (
-          <ResourceTab key={`${organizationId}:${tab}`} {...tabProps} config={current.config} />
+          <ListTab key={`${organizationId}:${tab}`} {...tabProps} config={current.config} />
         ) : (
           <Box key={`${organizationId}:${tab}`} flexDirection="column">
             {current.view!(tabProps)}

@@ -38,6 +38,22 @@ describe('EventStore', () => {
     expect(store.perMinute()).toBe(1);
   });
 
+  it('counts only the last minute of a long stream that no view read meanwhile', () => {
+    let now = 0;
+    const store = new EventStore(1000, () => now);
+    // 10 events a second for two minutes, the rate never asked for until the end.
+    for (let n = 0; n < 1200; n += 1) {
+      now = n * 100;
+      store.add(event(n));
+    }
+    // At 119.9 s: the seconds 60 to 119, 10 events each.
+    expect(store.perMinute()).toBe(600);
+    now = 150_000;
+    expect(store.perMinute()).toBe(290);
+    now = 200_000;
+    expect(store.perMinute()).toBe(0);
+  });
+
   it('keeps the history a stream opens with, without counting it as arriving in the last minute', () => {
     const store = new EventStore(1000, () => 0);
     store.add({ ...event(1), history: true });

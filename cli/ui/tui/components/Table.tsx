@@ -22,11 +22,13 @@ export function Table<Row>({ columns, rows, selected, height, empty }: TableProp
   const top = Math.max(0, Math.min(selected - Math.floor(visible / 2), rows.length - visible));
   return (
     <Box flexDirection="column">
-      <Text bold>{columns.map((column) => fit(column.header, column.width)).join(' ')}</Text>
+      <Text bold>{columns.map((column) => fit(column.header, column.width)).join(' ').trimEnd()}</Text>
       {rows.length === 0 ? <Text dimColor>{empty}</Text> : null}
       {rows.slice(top, top + visible).map((row, index) => {
-        const line = columns.map((column) => fit(column.value(row), column.width)).join(' ');
         const isSelected = top + index === selected;
+        // Only the selected row's padding shows (inverted): ink's output costs per character, spaces included.
+        const padded = columns.map((column) => fit(column.value(row), column.width)).join(' ');
+        const line = isSelected ? padded : padded.trimEnd();
         return (
           <Text key={top + index} inverse={isSelected} wrap="truncate-end">
             {line}

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useLayoutEffect } from 'react';
+import { memo, useLayoutEffect, useMemo } from 'react';
 import { formatMoney, shortDate } from '../../record.js';
 import { sparkline } from '../../sparkline.js';
 import type { EventStore } from '../event-store.js';
@@ -36,13 +36,28 @@ export function DashboardTab({ backend, organizationId, height, store, version, 
   useLayoutEffect(() => {
     onCommit?.(performance.now() - renderStarted);
   });
-  const theme = useTheme();
   const { data, loading, error, reload } = useDashboard(backend, organizationId, store, version, minGapMs);
   useHints(DASHBOARD_KEYS);
   useKeys((input) => {
     if (input === 'r') reload();
   });
+  return <DashboardView data={data} loading={loading} error={error} height={height} width={width} />;
+}
 
+interface DashboardViewProps {
+  data?: DashboardData;
+  loading: boolean;
+  error?: string;
+  height: number;
+  width: number;
+}
+
+/**
+ * What the Dashboard shows. The stream re-renders the tab at every flush (10 a second under load) to see whether to
+ * load again; what it shows changes with a load (about once a second), so this part is redrawn only then.
+ */
+const DashboardView = memo(function DashboardView({ data, loading, error, height, width }: DashboardViewProps) {
+  const theme = useTheme();
   const status = error ? (
     <Text color={theme.color('red')}>✗ {error}</Text>
   ) : loading && !data ? (
@@ -52,7 +67,9 @@ export function DashboardTab({ backend, organizationId, height, store, version, 
       {data ? `updated ${data.loadedAt.toTimeString().slice(0, 8)}` : ''} · live
     </Text>
   );
-  if (!data) {
+  // Derived once per load, not when only `loading` moved.
+  const figures = useMemo(() => (data ? dashboardFigures(data, width) : undefined), [data, width]);
+  if (!data || !figures) {
     return (
       <Box flexDirection="column">
         <Text bold>Dashboard</Text>
@@ -60,10 +77,6 @@ export function DashboardTab({ backend, organizationId, height, store, version, 
       </Box>
     );
   }
-  const today = data.days.at(-1);
-  const money = (amount: number) => formatMoney(amount, data.currency);
-  const trendWidth = Math.max(8, Math.min(data.days.length, width - LABEL - FIGURE - 4));
-  const series = (metric: keyof DashboardData['days'][number]) => data.days.map((day) => Number(day[metric] ?? 0));
   const failures = Math.max(1, Math.floor((height - 9) / 2));
   return (
     <Box flexDirection="column">
@@ -72,35 +85,55 @@ export function DashboardTab({ backend, organizationId, height, store, version, 
       </Text>
       <Text wrap="truncate-end">
         {'  Revenue'.padEnd(LABEL)}
-        <Text bold color={theme.color('green')}>{money(today?.revenue ?? 0).padStart(FIGURE)}</Text>
+        <Text bold color={theme.color('green')}>{figures.todayRevenue.padStart(FIGURE)}</Text>
         {'   '}
-        <Text bold>{String(today?.orders ?? 0)}</Text> {today?.orders === 1 ? 'order' : 'orders'}
+        <Text bold>{String(figures.todayOrders)}</Text> {figures.todayOrders === 1 ? 'order' : 'orders'}
       </Text>
       <Text bold wrap="truncate-end">
         {`Last ${data.days.length} days`.padEnd(LABEL + FIGURE)}
         {'  '}
         <Text dimColor>trend by day</Text>
       </Text>
-      <Trend label="Revenue" figure={money(sum(series('revenue')))} values={series('revenue')} width={trendWidth} />
-      <Trend label="Orders" figure={sum(series('orders')).toLocaleString('en-US')} values={series('orders')} width={trendWidth} />
-      <Trend label="MRR" figure={money(today?.monthly_recurring_revenue ?? 0)} values={series('monthly_recurring_revenue')} width={trendWidth} />
-      <Trend label="Active subscriptions" figure={String(today?.active_subscriptions ?? 0)} values={series('active_subscriptions')} width={trendWidth} />
+      {figures.trends.map((trend) => (
+        <Trend key={trend.label} {...trend} />
+      ))}
       <Failures title="Failed payments" rows={data.failedPayments} count={failures} line={paymentLine} empty="None." />
       <Failures title="Failed checkouts" rows={data.failedCheckouts} count={failures} line={checkoutLine} empty="None." />
     </Box>
   );
+});
+
+/** The Dashboard's figures and sparklines from one load, for `width` columns. */
+function dashboardFigures(data: DashboardData, width: number) {
+  const today = data.days.at(-1);
+  const money = (amount: number) => formatMoney(amount, data.currency);
+  const trendWidth = Math.max(8, Math.min(data.days.length, width - LABEL - FIGURE - 4));
+  const series = (metric: keyof DashboardData['days'][number]) => data.days.map((day) => Number(day[metric] ?? 0));
+  const trend = (label: string, figure: string, values: number[]) => ({ label, figure, line: sparkline(values, trendWidth) });
+  const revenue = series('revenue');
+  const orders = series('orders');
+  return {
+    todayRevenue: money(today?.revenue ?? 0),
+    todayOrders: today?.orders ?? 0,
+    trends: [
+      trend('Revenue', money(sum(revenue)), revenue),
+      trend('Orders', sum(orders).toLocaleString('en-US'), orders),
+      trend('MRR', money(today?.monthly_recurring_revenue ?? 0), series('monthly_recurring_revenue')),
+      trend('Active subscriptions', String(today?.active_subscriptions ?? 0), series('active_subscriptions')),
+    ],
+  };
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-function Trend({ label, figure, values, width }: { label: string; figure: string; values: number[]; width: number }) {
+function Trend({ label, figure, line }: { label: string; figure: string; line: string }) {
   const theme = useTheme();
   return (
     <Text wrap="truncate-end">
       {`  ${label}`.padEnd(LABEL)}
       {figure.padStart(FIGURE)}
       {'  '}
-      <Text color={theme.color('cyan')}>{sparkline(values, width)}</Text>
+      <Text color={theme.color('cyan')}>{line}</Text>
     </Text>
   );
 }

@@ -138,7 +138,9 @@ describe('the Subscriptions tab', () => {
     const fake = shop();
     const app = renderApp(fake.backend, { tab: 'Subscriptions' });
     cleanup = app.unmount;
-    await app.showing(/Pro plan\s+25\.00 USD\/mo\s+active\s+renews 2026-12-20/);
+    // The next step's whole day fits its column (with the time it was cut: "renews 2026-12-20 …").
+    const list = await app.showing(/Pro plan\s+25\.00 USD\/mo\s+active\s+renews 2026-12-20/);
+    expect(list).toMatch(/renews 2026-12-20\s*$/m);
     await app.press('u');
     await app.showing('✗ It is not set to cancel');
     await app.press('c');

@@ -15,12 +15,15 @@ const live = (s: Row) => ['active', 'trialing', 'past_due'].includes(String(s.st
 /** Customer cancellation reasons (SPEC §4, Polar's CustomerCancellationReason), as `till subscriptions cancel --reason`. */
 export const CANCELLATION_REASONS = ['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other'];
 
-/** What happens next to a subscription, in a few words. */
-function nextStep(s: Row): string {
-  if (s.ended_at) return `ended ${shortDate(s.ended_at)}`;
-  if (s.cancel_at_period_end) return `ends ${shortDate(s.ends_at ?? s.current_period_end)}`;
-  if (s.status === 'trialing') return `trial to ${shortDate(s.trial_end ?? s.current_period_end)}`;
-  return live(s) ? `renews ${shortDate(s.current_period_end)}` : '';
+/** "2026-12-20T10:00:00Z" → "2026-12-20". */
+const day = (value: unknown) => shortDate(value).slice(0, 10);
+
+/** What happens next to a subscription, in a few words (dates by `date`: to the minute unless said). */
+function nextStep(s: Row, date: (value: unknown) => string = shortDate): string {
+  if (s.ended_at) return `ended ${date(s.ended_at)}`;
+  if (s.cancel_at_period_end) return `ends ${date(s.ends_at ?? s.current_period_end)}`;
+  if (s.status === 'trialing') return `trial to ${date(s.trial_end ?? s.current_period_end)}`;
+  return live(s) ? `renews ${date(s.current_period_end)}` : '';
 }
 
 /** A subscription's history: started, each order (first, renewals, plan changes), canceled, ended; then what is next. */
@@ -78,7 +81,8 @@ export const subscriptionsConfig: ResourceConfig = {
     { header: 'PRODUCT', width: 14, value: productOf },
     { header: 'AMOUNT', width: 14, value: (s) => `${money(s.amount, s.currency)}${per(s)}` },
     { header: 'STATUS', width: 9, value: (s) => String(s.status) },
-    { header: 'NEXT', width: 19, value: nextStep },
+    // The day only: with the time (23 columns) it was cut to "renews 2026-12-20 …"; the details keep the minute.
+    { header: 'NEXT', width: 19, value: (s) => nextStep(s, day) },
   ],
   details: (s) => ({ title: `Subscription ${String(s.id)}`, load: (backend, organizationId) => subscriptionSections(backend, organizationId, s) }),
   actions: [

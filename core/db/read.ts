@@ -4,7 +4,7 @@ import { sqliteReader } from './reader.js';
 interface SqliteStatement {
   all(values: unknown[]): unknown[];
 }
-interface SqliteConnection {
+export interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
 }
 /** The parts of knex's pool (tarn) read here: counts, and the idle connection itself. */
@@ -15,7 +15,7 @@ interface Pool {
   numPendingValidations(): number;
   free?: { resource?: SqliteConnection }[];
 }
-interface SqliteClient {
+export interface SqliteClient {
   config: { client?: unknown };
   transacting?: boolean;
   pool?: Pool;
@@ -51,17 +51,35 @@ function busyReader(client: SqliteClient): SqliteConnection | undefined {
  * else — PostgreSQL, in a transaction — it awaits the builder.
  */
 export async function read<T>(query: Knex.QueryBuilder): Promise<T> {
-  const client = (query as unknown as { client: SqliteClient }).client;
-  const connection = idleConnection(client) ?? busyReader(client);
+  const client = clientOf(query);
+  const connection = directConnection(client);
   if (connection) {
-    const compiled = query.toSQL() as Knex.Sql & { options?: Record<string, unknown> };
-    const method = compiled.method as string;
-    if ((method === 'select' || method === 'first') && !(compiled.options && Object.keys(compiled.options).length > 0)) {
-      const { sql, bindings } = compiled.toNative();
-      const values = client._formatBindings ? client._formatBindings(bindings as unknown[]) : (bindings as unknown[]);
-      const rows = connection.prepare(sql).all(values);
-      return (method === 'first' ? rows[0] : rows) as T;
-    }
+    const compiled = compiledSelect(query);
+    if (compiled) return runOn(connection, client, compiled.sql, compiled.first, compiled.bindings) as T;
   }
   return (await query) as T;
+}
+
+/** The knex client a query (or a knex instance, or a transaction) runs on. */
+export const clientOf = (executor: Knex | Knex.Transaction | Knex.QueryBuilder) => (executor as unknown as { client: SqliteClient }).client;
+
+/** The SQLite connection read() would run a select on now, outside knex's runner; undefined where it awaits knex. */
+export function directConnection(client: SqliteClient): SqliteConnection | undefined {
+  return idleConnection(client) ?? busyReader(client);
+}
+
+/** A select's (or a first's) native SQL and bindings, or undefined for any other query or one with options. */
+export function compiledSelect(query: Knex.QueryBuilder): { sql: string; bindings: unknown[]; first: boolean } | undefined {
+  const compiled = query.toSQL() as Knex.Sql & { options?: Record<string, unknown> };
+  const method = compiled.method as string;
+  if ((method !== 'select' && method !== 'first') || (compiled.options && Object.keys(compiled.options).length > 0)) return undefined;
+  const { sql, bindings } = compiled.toNative();
+  return { sql, bindings: bindings as unknown[], first: method === 'first' };
+}
+
+/** Runs a compiled select on a connection directConnection() gave, answering what awaiting the query would. */
+export function runOn(connection: SqliteConnection, client: SqliteClient, sql: string, first: boolean, bindings: unknown[]): unknown {
+  const values = client._formatBindings ? client._formatBindings(bindings) : bindings;
+  const rows = connection.prepare(sql).all(values);
+  return first ? rows[0] : rows;
 }

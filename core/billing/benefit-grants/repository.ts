@@ -4,7 +4,7 @@ import { dialectOf } from '../../db/database.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { BenefitGrant } from './schema.js';
-import { read } from '../../db/read.js';
+import { compiledRead } from '../../db/compiled-read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefit_grants';
@@ -111,15 +111,12 @@ export async function grantsOfBenefit(trx: Executor, benefitId: string): Promise
 
 /** A customer's grants that are in effect (granted, not revoked), oldest first. */
 export async function activeGrantsOf(db: Executor, customerId: string): Promise<BenefitGrant[]> {
-  const rows = await read<Record<string, unknown>[]>(
-    db(TABLE)
-      .where({ customer_id: customerId })
-      .whereNotNull('granted_at')
-      .whereNull('revoked_at')
-      .orderBy([{ column: 'granted_at' }, { column: 'id' }]),
-  );
-  return rows.map(toGrant);
+  return (await grantsInEffect(db, customerId)).map(toGrant);
 }
+
+const grantsInEffect = compiledRead<Record<string, unknown>[], [string]>((db, customerId) =>
+  db(TABLE).where({ customer_id: customerId }).whereNotNull('granted_at').whereNull('revoked_at').orderBy([{ column: 'granted_at' }, { column: 'id' }]),
+);
 
 /** A grant by id in any organization (a signed download link names it: the signature is the authorization). */
 export async function findGrantById(db: Executor, id: string): Promise<BenefitGrant | undefined> {

@@ -6,7 +6,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Benefit, Visibility } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
-import { read } from '../../db/read.js';
+import { compiledRead } from '../../db/compiled-read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefits';
@@ -63,9 +63,12 @@ export async function findBenefitEvenDeleted(db: Executor, id: string): Promise<
 
 /** The live benefits of an organization among `ids` (products attach them). */
 export async function findBenefits(db: Executor, organizationId: string, ids: readonly string[]): Promise<Benefit[]> {
-  const rows = await read<Record<string, unknown>[]>(db(TABLE).where({ organization_id: organizationId }).whereIn('id', ids).whereNull('deleted_at'));
-  return rows.map(toBenefit);
+  return (await benefitsAmong(db, organizationId, ids)).map(toBenefit);
 }
+
+const benefitsAmong = compiledRead<Record<string, unknown>[], [string, readonly string[]]>((db, organizationId, ids) =>
+  db(TABLE).where({ organization_id: organizationId }).whereIn('id', ids).whereNull('deleted_at'),
+);
 
 export interface BenefitFilter {
   organizationIds: readonly string[];

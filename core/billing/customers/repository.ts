@@ -7,6 +7,7 @@ import type { Customer, CustomerFilter, CustomerKey } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
 import { BILLABLE_STATUSES } from '../subscriptions/schema.js';
 import { read } from '../../db/read.js';
+import { compiledRead } from '../../db/compiled-read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'customers';
@@ -124,6 +125,7 @@ export async function findCustomers(
   organizationIds: readonly string[],
   options: { forUpdate?: boolean; includeDeleted?: boolean } = {},
 ): Promise<Customer[]> {
+  if ('id' in key && !options.forUpdate && !options.includeDeleted) return (await liveCustomerById(db, key.id, organizationIds)).map(toCustomer);
   const query = db(TABLE).whereIn('organization_id', organizationIds);
   // What a deleted customer bought still shows who bought it (a revoked license key, an order).
   if (!options.includeDeleted) query.whereNull('deleted_at');
@@ -133,6 +135,11 @@ export async function findCustomers(
   const rows = await read<Record<string, unknown>[]>(query.orderBy('id').limit(2));
   return rows.map(toCustomer);
 }
+
+/** findCustomers by id, without options (the customer state's read): built with knex once. */
+const liveCustomerById = compiledRead<Record<string, unknown>[], [string, readonly string[]]>((db, id, organizationIds) =>
+  db(TABLE).whereIn('organization_id', organizationIds).whereNull('deleted_at').where({ id }).orderBy('id').limit(2),
+);
 
 /** The live customer of the organization with this email (case-insensitive), if any. */
 export async function findCustomerByEmail(db: Executor, organizationId: string, email: string): Promise<Customer | undefined> {

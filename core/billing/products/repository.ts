@@ -7,6 +7,7 @@ import type { SortCriterion } from '../shared/query.js';
 import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
 import { escapeLike, whereMetadata } from '../../db/sql.js';
 import { read } from '../../db/read.js';
+import { compiledRead } from '../../db/compiled-read.js';
 import { toBenefit } from '../benefits/repository.js';
 import type { Benefit } from '../benefits/schema.js';
 import { toCustomField } from '../custom-fields/repository.js';
@@ -143,12 +144,20 @@ export async function saveProduct(trx: Executor, product: StoredProduct): Promis
  * new use; a deletion first, and the product is not found.
  */
 export async function findProduct(db: Executor, id: string, organizationIds: Iterable<string>, options: { forUpdate?: boolean; forShare?: boolean } = {}): Promise<StoredProduct | undefined> {
-  const query = db(PRODUCTS).where({ id }).whereIn('organization_id', [...organizationIds]).first();
-  if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
-  else if (options.forShare && dialectOf(db as Knex) === 'postgres') query.forShare();
-  const row = await read<Record<string, unknown> | undefined>(query);
+  let row: Record<string, unknown> | undefined;
+  if (!options.forUpdate && !options.forShare) row = await productById(db, id, [...organizationIds]);
+  else {
+    const query = db(PRODUCTS).where({ id }).whereIn('organization_id', [...organizationIds]).first();
+    if (options.forUpdate && dialectOf(db as Knex) === 'postgres') query.forUpdate();
+    else if (options.forShare && dialectOf(db as Knex) === 'postgres') query.forShare();
+    row = await read<Record<string, unknown> | undefined>(query);
+  }
   return row ? toProduct(row) : undefined;
 }
+
+const productById = compiledRead<Record<string, unknown> | undefined, [string, string[]]>((db, id, organizationIds) =>
+  db(PRODUCTS).where({ id }).whereIn('organization_id', organizationIds).first(),
+);
 
 /** Products by id, of any organization (callers check ownership), in one query. */
 export async function findProductsByIds(db: Executor, ids: readonly string[], options: { forShare?: boolean } = {}): Promise<StoredProduct[]> {
@@ -179,11 +188,17 @@ const withMeter = (query: Knex.QueryBuilder) =>
 export async function pricesOf(db: Executor, productIds: readonly string[], options: { archived?: boolean } = {}): Promise<Map<string, Price[]>> {
   const byProduct = new Map<string, Price[]>(productIds.map((id) => [id, []]));
   if (productIds.length === 0) return byProduct;
-  const query = withMeter(db(PRICES).whereIn(`${PRICES}.product_id`, productIds));
-  if (!options.archived) query.where(`${PRICES}.is_archived`, false);
-  for (const row of await read<Record<string, any>[]>(query.orderBy([`${PRICES}.product_id`, `${PRICES}.position`]))) byProduct.get(row.product_id)?.push(toPrice(row));
+  for (const row of await (options.archived ? pricesWithArchived : currentPrices)(db, productIds)) byProduct.get(row.product_id)?.push(toPrice(row));
   return byProduct;
 }
+
+const pricesOfProducts = (db: Executor, productIds: readonly string[], archived: boolean) => {
+  const query = withMeter(db(PRICES).whereIn(`${PRICES}.product_id`, productIds));
+  if (!archived) query.where(`${PRICES}.is_archived`, false);
+  return query.orderBy([`${PRICES}.product_id`, `${PRICES}.position`]);
+};
+const currentPrices = compiledRead<Record<string, any>[], [readonly string[]]>((db, productIds) => pricesOfProducts(db, productIds, false));
+const pricesWithArchived = compiledRead<Record<string, any>[], [readonly string[]]>((db, productIds) => pricesOfProducts(db, productIds, true));
 
 /** A price by id, archived or not, with the organization of its product (what an order will look up). */
 export async function findPrice(db: Executor, id: string): Promise<(Price & { organizationId: string }) | undefined> {
@@ -195,6 +210,14 @@ export async function findPrice(db: Executor, id: string): Promise<(Price & { or
 export async function linksOf(db: Executor, productIds: readonly string[]): Promise<Map<string, ProductLinks>> {
   const byProduct = new Map<string, ProductLinks>(productIds.map((id) => [id, { benefitIds: [], mediaIds: [], customFields: [] }]));
   if (productIds.length === 0) return byProduct;
+  for (const row of await linkRows(db, productIds)) {
+    const link = byProduct.get(row.product_id);
+    if (link) addLink(link, row);
+  }
+  return byProduct;
+}
+
+const linkRows = compiledRead<{ kind: string; product_id: string; ref: string; required: unknown }[], [readonly string[]]>((db, productIds) => {
   // The three link tables in one statement (one round trip on PostgreSQL instead of three), each row tagged with
   // its table; ordered by table, product and position as the three queries were. The custom fields come first so
   // that PostgreSQL types the union's `required` by their boolean column, not by the others' NULL.
@@ -202,17 +225,10 @@ export async function linksOf(db: Executor, productIds: readonly string[]): Prom
     db(table)
       .whereIn('product_id', productIds)
       .select(db.raw(`'${kind}' as kind`), 'product_id', 'position', `${ref} as ref`, kind === 'f' ? 'required' : db.raw('null as required'));
-  const rows = await read<{ kind: string; product_id: string; ref: string; required: unknown }[]>(
-    links(CUSTOM_FIELDS, 'f', 'custom_field_id')
-      .unionAll([links(BENEFITS, 'b', 'benefit_id'), links(MEDIAS, 'm', 'file_id')])
-      .orderBy(['kind', 'product_id', 'position']),
-  );
-  for (const row of rows) {
-    const link = byProduct.get(row.product_id);
-    if (link) addLink(link, row);
-  }
-  return byProduct;
-}
+  return links(CUSTOM_FIELDS, 'f', 'custom_field_id')
+    .unionAll([links(BENEFITS, 'b', 'benefit_id'), links(MEDIAS, 'm', 'file_id')])
+    .orderBy(['kind', 'product_id', 'position']);
+});
 
 /** A link row (kind b, m or f; its ref; `required` for a custom field) added to the product's links, in order. */
 function addLink(link: ProductLinks, row: { kind: string; ref: string; required: unknown }) {

@@ -7,7 +7,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Customer } from '../customers/schema.js';
 import type { CancellationReason, PendingItem, Subscription, SubscriptionInterval, SubscriptionStatus } from './schema.js';
-import { read } from '../../db/read.js';
+import { compiledRead } from '../../db/compiled-read.js';
 import { subscriptionScope, trackMetrics } from '../../metrics/rollups.js';
 
 const TABLE = 'subscriptions';
@@ -92,10 +92,14 @@ function columns(s: Subscription) {
 async function priceIdsOf(db: Executor, ids: readonly string[]): Promise<Map<string, string[]>> {
   const byId = new Map<string, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byId;
-  const rows = await read<Record<string, any>[]>(db(PRICES).whereIn('subscription_id', [...ids]).orderBy(['subscription_id', 'position']).select('subscription_id', 'price_id'));
+  const rows = await pricesOfSubscriptions(db, ids);
   for (const row of rows) byId.get(row.subscription_id)?.push(row.price_id);
   return byId;
 }
+
+const pricesOfSubscriptions = compiledRead<Record<string, any>[], [readonly string[]]>((db, ids) =>
+  db(PRICES).whereIn('subscription_id', ids).orderBy(['subscription_id', 'position']).select('subscription_id', 'price_id'),
+);
 
 async function writePrices(trx: Executor, subscriptionId: string, priceIds: readonly string[]): Promise<void> {
   await trx(PRICES).where({ subscription_id: subscriptionId }).delete();
@@ -156,10 +160,14 @@ export async function findSubscriptionsByIds(db: Executor, ids: readonly string[
 
 /** A customer's subscriptions in the given statuses, oldest first (customer state, "one subscription" rules). */
 export async function subscriptionsOfCustomer(db: Executor, customerId: string, statuses: readonly SubscriptionStatus[]): Promise<Subscription[]> {
-  const rows = await read<Record<string, any>[]>(db(TABLE).where({ customer_id: customerId }).whereIn('status', [...statuses]).orderBy([{ column: 'created_at' }, { column: 'id' }]));
+  const rows = await subscriptionsInStatuses(db, customerId, statuses);
   const prices = await priceIdsOf(db, rows.map((row) => row.id));
   return rows.map((row) => toSubscription(row, prices.get(row.id) ?? []));
 }
+
+const subscriptionsInStatuses = compiledRead<Record<string, any>[], [string, readonly string[]]>((db, customerId, statuses) =>
+  db(TABLE).where({ customer_id: customerId }).whereIn('status', statuses).orderBy([{ column: 'created_at' }, { column: 'id' }]),
+);
 
 /** The customer's subscriptions in `statuses` are charged with this saved method from now on (the portal's new default card). */
 export async function chargeSubscriptionsWith(trx: Executor, customerId: string, statuses: readonly SubscriptionStatus[], paymentMethodId: string): Promise<void> {

@@ -1,0 +1,57 @@
+// A/B of the reads bench's CPU a request: tilld of several build roots started side by side on the same database
+// kind, each seeded alike, then read in alternating short autocannon bursts (100 connections) so the machine's
+// load falls on all alike. `node scripts/ab-reads.mjs --roots=A,B [--db=sqlite|postgres] [--rounds=N] [--seconds=S]`.
+// Prints, per root and read, the server CPU a request (median of the rounds) and requests/s.
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import autocannon from 'autocannon';
+import { json, postgresDatabase, startTilld } from './bench-daemon.mjs';
+import { seed } from './bench-reads.mjs';
+
+const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
+const roots = arg('roots').split(',');
+const dialect = arg('db', 'sqlite');
+const rounds = Number(arg('rounds', 4));
+const seconds = Number(arg('seconds', 3));
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+};
+const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const daemons = [];
+try {
+  for (const root of roots) {
+    const database = dialect === 'postgres' ? await postgresDatabase(pgUrl, 'till_ab_reads') : undefined;
+    const daemon = await startTilld(root, { env: database?.env });
+    const seeded = await seed(daemon.url);
+    daemons.push({ root, daemon, database, seeded, figures: {} });
+  }
+  await new Promise((resolve) => setTimeout(resolve, Number(arg('settle', 0)) * 1000));
+  console.log(`load at start: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  for (let round = 0; round < rounds; round++) {
+    for (const read of ['product', 'state']) {
+      for (const d of round % 2 ? [...daemons].reverse() : daemons) {
+        const path = read === 'product' ? `/v1/products/${d.seeded.productId}` : `/v1/customers/${d.seeded.customerId}/state`;
+        const url = `${d.daemon.url}${path}`;
+        await autocannon({ url, connections: 100, duration: 1, headers: { authorization: `Bearer ${d.seeded.token}` } });
+        const before = cpuMs(d.daemon.child.pid);
+        const result = await autocannon({ url, connections: 100, duration: seconds, headers: { authorization: `Bearer ${d.seeded.token}` } });
+        const cpu = cpuMs(d.daemon.child.pid) - before;
+        if (result.non2xx) throw new Error(`${url}: non-2xx answers`);
+        (d.figures[read] ??= []).push({ cpu: (cpu * 1000) / result.requests.total, rps: result.requests.average });
+      }
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const d of daemons) {
+    for (const [read, runs] of Object.entries(d.figures)) {
+      console.log(`${d.root} ${dialect} ${read}: CPU a request median ${Math.round(median(runs.map((r) => r.cpu)))} µs (${runs.map((r) => Math.round(r.cpu)).join(' ')}), req/s median ${Math.round(median(runs.map((r) => r.rps)))}`);
+    }
+  }
+  console.log(`load at end: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+} finally {
+  for (const d of daemons) {
+    await d.daemon.stop();
+    await d.database?.drop();
+  }
+}

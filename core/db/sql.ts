@@ -34,3 +34,14 @@ export function whereMetadata(query: Knex.QueryBuilder, column: string, pg: bool
     }
   }
 }
+
+/**
+ * knex options that make a PostgreSQL statement a named, prepared one (node-pg prepares it once per connection, then
+ * only binds and executes it): for the hot reads, whose planning cost PostgreSQL 2–3× their execution (0.44–0.49 ms
+ * against 0.14–0.22 ms, docs/performance.md, "Reads"), on the cores tilld shares with it. The name must stand for
+ * one SQL text (include what varies it, such as a count of placeholders). The statement's result columns must not
+ * name a table's columns (`t.*`): after a migration adds one (another daemon's, on a shared database), PostgreSQL
+ * refuses to run a prepared statement whose result changed ("cached plan must not change result type"); a row as
+ * `to_json(t)` keeps its type.
+ */
+export const preparedOnPostgres = (name: string) => ({ name });

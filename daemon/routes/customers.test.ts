@@ -385,6 +385,20 @@ describe('/v1/customers', () => {
     expect((await v1('GET', `/customers/${customer.id}/state`, undefined, other.token)).status).toBe(404);
   });
 
+  it('answers a customer\'s state the same after a column is added to customers while it runs (another daemon\'s migration)', async () => {
+    // On PostgreSQL the state is read by a prepared statement, kept per connection: it must survive the change.
+    const customer = await create({ external_id: 'usr_migrated' });
+    const states = async () => Promise.all(Array.from({ length: 12 }, async () => (await v1('GET', `/customers/${customer.id}/state`)).json()));
+    const before = await states();
+    await daemon.db.schema.alterTable('customers', (t) => t.text('added_by_a_migration').nullable());
+    try {
+      expect(await states()).toEqual(before);
+    } finally {
+      await daemon.db.schema.alterTable('customers', (t) => t.dropColumn('added_by_a_migration'));
+    }
+    expect(await states()).toEqual(before);
+  });
+
   it('soft-deletes: the customer reads as not found, its email and external id are free, customer.deleted carries deleted_at', async () => {
     const customer = await create({ external_id: 'usr_gone', metadata: { plan: 'pro' } });
     const before = await eventCount();

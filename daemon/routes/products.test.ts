@@ -213,6 +213,20 @@ describe('POST and GET /v1/products', () => {
     expect(await sdk(owner.token).products.get({ id: product.id })).toEqual(product);
   });
 
+  it('answers a product the same after a column is added to products while it runs (another daemon\'s migration)', async () => {
+    // On PostgreSQL a product is read by a prepared statement, kept per connection: it must survive the change.
+    const product = await create({ name: 'Migrated', prices: [{ amountType: 'fixed', priceAmount: 900 }] });
+    const reads = async () => Promise.all(Array.from({ length: 12 }, () => sdk(owner.token).products.get({ id: product.id })));
+    const before = await reads();
+    await daemon.db.schema.alterTable('products', (t) => t.text('added_by_a_migration').nullable());
+    try {
+      expect(await reads()).toEqual(before);
+    } finally {
+      await daemon.db.schema.alterTable('products', (t) => t.dropColumn('added_by_a_migration'));
+    }
+    expect(await reads()).toEqual(before);
+  });
+
   it('answers a product alone exactly as its list answers it: every price type, benefits, media, custom fields', async () => {
     // On PostgreSQL GET reads a product in one statement, a list through one query per relation: the same JSON.
     const polar = sdk(owner.token);

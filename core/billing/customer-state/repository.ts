@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/database.js';
+import { preparedOnPostgres } from '../../db/sql.js';
 import { toGrant } from '../benefit-grants/repository.js';
 import type { BenefitGrant } from '../benefit-grants/schema.js';
 import { toBenefit } from '../benefits/repository.js';
@@ -31,14 +32,15 @@ const GRANTED = `select * from benefit_grants where customer_id = c.id and grant
  * On PostgreSQL, a live customer of the organizations with its active subscriptions (and their prices), its grants in
  * effect and their benefits, in one statement instead of five: each query there is a round trip, and its socket
  * writes were most of a read's CPU (docs/performance.md, "Reads"). The rows the separate queries read, as JSON (the
- * row mappers read timestamps as ISO text, bigints as numbers, jsonb as objects alike).
+ * row mappers read timestamps as ISO text, bigints as numbers, jsonb as objects alike). A named (prepared)
+ * statement, see preparedOnPostgres.
  */
 export async function customerStateRowsOnPostgres(db: Executor, customerId: string, organizationIds: Iterable<string>): Promise<CustomerStateRows | undefined> {
   const organizations = [...organizationIds];
   if (organizations.length === 0) return undefined;
   const statuses = [...ACTIVE_STATUSES];
   const result = await (db as Knex).raw(
-    `select c.*,
+    `select to_json(c) as customer_row,
       ${jsonRows(
         `select s.*, coalesce((select json_agg(sp.price_id order by sp.position) from subscription_prices sp where sp.subscription_id = s.id), '[]') as price_ids
           from subscriptions s where s.customer_id = c.id and s.status in (${statuses.map(() => '?').join(', ')})`,
@@ -49,11 +51,11 @@ export async function customerStateRowsOnPostgres(db: Executor, customerId: stri
       exists (select 1 from customer_meters cm join meters m on m.id = cm.meter_id where cm.customer_id = c.id and m.archived_at is null) as has_meters
     from customers c where c.id = ? and c.organization_id in (${organizations.map(() => '?').join(', ')}) and c.deleted_at is null`,
     [...statuses, customerId, ...organizations],
-  );
+  ).options(preparedOnPostgres(`till_customer_state_rows_${organizations.length}`));
   const row = (result as { rows: Record<string, any>[] }).rows[0];
   if (!row) return undefined;
   return {
-    customer: toCustomer(row),
+    customer: toCustomer(row.customer_row),
     subscriptions: row.subscription_rows.map((s: Record<string, unknown>) => toSubscription(s, s.price_ids as string[])),
     grants: row.grant_rows.map(toGrant),
     benefits: row.benefit_rows.map(toBenefit),

@@ -5,7 +5,7 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
-import { escapeLike, whereMetadata } from '../../db/sql.js';
+import { escapeLike, preparedOnPostgres, whereMetadata } from '../../db/sql.js';
 import { read } from '../../db/read.js';
 import { compiledRead } from '../../db/compiled-read.js';
 import { toBenefit } from '../benefits/repository.js';
@@ -257,14 +257,15 @@ const jsonRows = (select: string, orderBy = '') => `coalesce((select json_agg(r$
  * On PostgreSQL, a product of one of the organizations with every relation withRelations reads (pricesOf, linksOf,
  * the benefits, files and custom fields linked), in one statement instead of five or six: each query there is a
  * round trip, and its socket writes were most of a read's CPU (docs/performance.md, "Reads"). The same rows, as JSON
- * (the row mappers read timestamps as ISO text, bigints as numbers, jsonb as objects alike).
+ * (the row mappers read timestamps as ISO text, bigints as numbers, jsonb as objects alike). A named (prepared)
+ * statement, see preparedOnPostgres.
  */
 export async function findProductRowsOnPostgres(db: Executor, id: string, organizationIds: Iterable<string>): Promise<ProductRows | undefined> {
   const organizations = [...organizationIds];
   if (organizations.length === 0) return undefined;
   const linked = (table: string, column: string) => `select ${column} from ${table} where product_id = p.id`;
   const result = await db.raw(
-    `select p.*,
+    `select to_json(p) as product_row,
       ${jsonRows(`select pp.*, m.name as meter_name, m.unit as meter_unit, m.custom_label as meter_custom_label, m.custom_multiplier as meter_custom_multiplier
         from ${PRICES} pp left join meters m on m.id = pp.meter_id where pp.product_id = p.id and pp.is_archived = false`, 'r.position')} as price_rows,
       ${jsonRows(`select 'f' as kind, position, custom_field_id as ref, required from ${CUSTOM_FIELDS} where product_id = p.id
@@ -275,13 +276,13 @@ export async function findProductRowsOnPostgres(db: Executor, id: string, organi
       ${jsonRows(`select * from custom_fields where deleted_at is null and id in (${linked(CUSTOM_FIELDS, 'custom_field_id')})`)} as custom_field_rows
     from ${PRODUCTS} p where p.id = ? and p.organization_id in (${organizations.map(() => '?').join(', ')})`,
     [id, ...organizations],
-  );
+  ).options(preparedOnPostgres(`till_product_rows_${organizations.length}`));
   const row = (result as { rows: Record<string, any>[] }).rows[0];
   if (!row) return undefined;
   const links: ProductLinks = { benefitIds: [], mediaIds: [], customFields: [] };
   for (const link of row.link_rows) addLink(links, link);
   return {
-    product: toProduct(row),
+    product: toProduct(row.product_row),
     prices: row.price_rows.map(toPrice),
     links,
     benefits: row.benefit_rows.map(toBenefit),

@@ -75,6 +75,36 @@ describe('jobs', () => {
     await database.db('jobs').whereIn('organization_id', [organizationId, other]).delete();
   });
 
+  it.skipIf(process.env.TILL_TEST_DATABASE_URL === undefined)('on PostgreSQL, finishes claimed jobs without waiting for a reschedule in flight, which keeps its job', async () => {
+    const organizationId = await newOrganization();
+    const due = new Date(START.getTime() - 1000);
+    const subjects = ['a', 'b', 'c'].map((subject) => `${organizationId}-${subject}`);
+    for (const subjectId of subjects) await scheduleJob(database.db, { organizationId, kind: 'test.batch', subjectId, runAt: due });
+    const claim = await claimDueJobsOfKind(database.db, { kind: 'test.batch', organizationId, dueByMs: START.getTime(), nowMs: START.getTime(), limit: 10 });
+    expect(claim.jobs).toHaveLength(3);
+    // Given: a transaction (an ingest) is rescheduling the middle one and has not committed yet.
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let rescheduled!: () => void;
+    const locked = new Promise<void>((resolve) => (rescheduled = resolve));
+    const reschedule = database.db.transaction(async (trx) => {
+      await scheduleJob(trx, { organizationId, kind: 'test.batch', subjectId: subjects[1], runAt: due });
+      rescheduled();
+      await held;
+    });
+    await locked;
+    // When the run finishes, while that transaction still holds the row: it does not wait for it.
+    await finishClaimedJobs(database.db, claim.token, 'done');
+    commit();
+    await reschedule;
+    // Then the two others are gone and the rescheduled one is due again, unclaimed.
+    const left = (await listJobs(database.db, organizationId)).map((job) => job.subjectId);
+    expect(left).toEqual([subjects[1]]);
+    expect((await database.db('jobs').where({ kind: 'test.batch', subject_id: subjects[1] }).first()).locked_by).toBeNull();
+    // Leave nothing due for the tests that run every due job.
+    await database.db('jobs').where({ organization_id: organizationId }).delete();
+  });
+
   it('runs due jobs in time order on each organization’s clock and leaves future ones', async () => {
     const organizationId = await newOrganization();
     const clock = fixedClock(START);

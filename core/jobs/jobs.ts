@@ -218,9 +218,15 @@ export async function claimDueJobsOfKind(
   return { jobs: rows.map(toJob), token };
 }
 
-/** Ends jobs claimed by claimDueJobsOfKind: removed when done, released for another run when not. */
+/**
+ * Ends jobs claimed by claimDueJobsOfKind: removed when done, released for another run when not. On PostgreSQL a
+ * row locked meanwhile is left alone: the one thing that locks a claimed job is a reschedule of it in flight (an
+ * ingest marking the customer dirty again), which releases the claim itself when it commits. Waiting for it instead
+ * could deadlock: the statement locks the rows it has passed in its own order, an ingest locks them sorted.
+ */
 export async function finishClaimedJobs(db: Executor, token: string, outcome: 'done' | 'failed'): Promise<void> {
   const claimed = db(TABLE).where({ locked_by: token });
+  if (dialectOf(db) === 'postgres') claimed.whereIn('id', db(TABLE).select('id').where({ locked_by: token }).forUpdate().skipLocked());
   if (outcome === 'done') await claimed.delete();
   else await claimed.update({ locked_by: null, locked_until_ms: null });
 }

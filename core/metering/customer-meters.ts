@@ -83,18 +83,31 @@ export async function meterBalance(db: Executor, meter: Meter, customer: { id: s
   return { consumedUnits: usage.quantity, creditedUnits, balance: creditedUnits - usage.quantity, active: usage.events > 0 || credits.length > 0 };
 }
 
+/** What refreshing a customer's meters did: whether any changed, and the rows on live meters as now stored. */
+export interface RefreshedMeters {
+  changed: boolean;
+  /**
+   * The customer's rows on live meters with their fresh figures, in the order customer state lists them; undefined
+   * when another daemon's refresh inserted one of them meanwhile (its id is not known here: read them again).
+   */
+  meters: CustomerMeter[] | undefined;
+}
+
 /** Recomputes and stores one customer's meters (a row appears once the customer has used or been credited on a meter). */
-export async function refreshCustomerMeters(trx: Executor, now: Date, customer: Customer, mode: Exclude<UsageMode, 'read'> = 'refresh'): Promise<boolean> {
+export async function refreshCustomerMeters(trx: Executor, now: Date, customer: Customer, mode: Exclude<UsageMode, 'read'> = 'refresh'): Promise<RefreshedMeters> {
   let changed = false;
+  let meters: CustomerMeter[] | undefined = [];
   for (const meter of await activeMeters(trx, customer.organizationId)) {
     const balance = await meterBalance(trx, meter, customer, mode);
+    const figures = { consumedUnits: balance.consumedUnits, creditedUnits: balance.creditedUnits, balance: balance.balance };
     const existing = await trx(TABLE).where({ customer_id: customer.id, meter_id: meter.id }).first();
     if (!existing) {
       if (!balance.active) continue;
+      const id = newId();
       // Another daemon's refresh of the same customer may insert it first: then that one announces.
       const inserted = await trx(TABLE)
         .insert({
-          id: newId(),
+          id,
           organization_id: customer.organizationId,
           customer_id: customer.id,
           meter_id: meter.id,
@@ -107,15 +120,21 @@ export async function refreshCustomerMeters(trx: Executor, now: Date, customer: 
         .onConflict(['customer_id', 'meter_id'])
         .ignore()
         .returning('id');
-      if (inserted.length) changed = true;
+      if (inserted.length) {
+        changed = true;
+        meters?.push({ id, organizationId: customer.organizationId, customerId: customer.id, meterId: meter.id, ...figures, createdAt: now, modifiedAt: null });
+      } else meters = undefined;
     } else if (Number(existing.consumed_units) !== balance.consumedUnits || Number(existing.credited_units) !== balance.creditedUnits) {
       await trx(TABLE)
         .where({ id: existing.id })
         .update({ consumed_units: balance.consumedUnits, credited_units: balance.creditedUnits, balance: balance.balance, modified_at: toDbTime(now) });
       changed = true;
-    }
+      meters?.push({ ...toCustomerMeter(existing), ...figures, modifiedAt: now });
+    } else meters?.push({ ...toCustomerMeter(existing), ...figures });
   }
-  return changed;
+  // As activeCustomerMeters lists them: by creation (a stable sort keeps the meters' order among rows made together).
+  meters?.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  return { changed, meters };
 }
 
 async function customerOfSubject(db: Executor, organizationId: string, subject: string): Promise<Customer | undefined> {
@@ -124,23 +143,34 @@ async function customerOfSubject(db: Executor, organizationId: string, subject: 
   return (await findCustomers(db, { externalId: subject.slice(separator + 1) }, [organizationId]))[0];
 }
 
-/** Customers refreshed together by one run of the refresh job: one transaction, short enough not to hold SQLite long. */
+/** Customers refreshed by one run of the refresh job. */
 const REFRESH_BATCH = 50;
+/**
+ * Customers refreshed in one transaction on SQLite: the one connection is held for a few customers at a time, not
+ * for fifty (200 ms to over a second under ingest, every ingest and webhook delivery record waiting behind it), nor
+ * for one (each transaction then waited for an ingest's turn, and a round of a hundred customers took seconds).
+ */
+const REFRESHES_PER_TRANSACTION_SQLITE = 10;
 
 async function refreshSubject(trx: Knex.Transaction, clock: Clock, organizationId: string, subject: string): Promise<void> {
   const customer = await customerOfSubject(trx, organizationId, subject);
+  if (!customer) return;
   // Events sent with an external id before its customer was known (or while it was being created) are counted
   // by rebuilding the customer's usage from its events.
   const mode = subject.includes(':') ? 'rebuild' : 'refresh';
-  // As Polar does, a change of a customer's meters is announced as customer.state_changed.
-  if (customer && (await refreshCustomerMeters(trx, clock.now(), customer, mode))) await announceCustomerState(trx, clock, customer.organizationId, customer.id);
+  const refreshed = await refreshCustomerMeters(trx, clock.now(), customer, mode);
+  // As Polar does, a change of a customer's meters is announced as customer.state_changed (with the figures just
+  // computed, instead of reading them all again).
+  if (refreshed.changed) await announceCustomerState(trx, clock, customer.organizationId, customer.id, { customer, meters: refreshed.meters });
 }
 
 /**
  * The job that stores a customer's meters after an ingest or a credit, and announces the change. A run also takes
- * the organization's other refreshes due now (an ingest batch often touches many customers): one transaction for
- * them all instead of three trips to the database each, which under ingest on SQLite queued behind every batch and
- * left customer.state_changed seconds late (docs/performance.md, "Latency under ingest").
+ * the organization's other refreshes due now (an ingest batch often touches many customers) instead of one claim
+ * each (docs/performance.md, "Latency under ingest"). On SQLite a few customers share a transaction
+ * (REFRESHES_PER_TRANSACTION_SQLITE); on PostgreSQL each has its own: a refresh locks a customer's usage rows meter
+ * by meter, an ingest every customer's of one meter before the next meter's, and two customers' in one transaction
+ * would deadlock with it.
  */
 export const meteringJobs: JobHandlers = {
   [CUSTOMER_REFRESH_JOB]: async ({ db, clock, claimedAtMs }, job) => {
@@ -150,14 +180,11 @@ export const meteringJobs: JobHandlers = {
     const more = await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs: claimedAtMs ?? clock.now().getTime(), limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
     const subjects = [job.subjectId, ...more.jobs.map((other) => other.subjectId)];
     try {
-      if (dialectOf(db) === 'sqlite') {
+      const together = dialectOf(db) === 'sqlite' ? REFRESHES_PER_TRANSACTION_SQLITE : 1;
+      for (let start = 0; start < subjects.length; start += together) {
         await db.transaction(async (trx) => {
-          for (const subject of subjects) await refreshSubject(trx, clock, job.organizationId, subject);
+          for (const subject of subjects.slice(start, start + together)) await refreshSubject(trx, clock, job.organizationId, subject);
         });
-      } else {
-        // One transaction each on PostgreSQL: a refresh locks a customer's usage rows meter by meter, an ingest every
-        // customer's of one meter before the next meter's; two customers' in one transaction would deadlock with it.
-        for (const subject of subjects) await db.transaction((trx) => refreshSubject(trx, clock, job.organizationId, subject));
       }
     } catch (error) {
       await finishClaimedJobs(db, more.token, 'failed');

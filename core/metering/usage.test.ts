@@ -104,6 +104,27 @@ describe("customers' usage kept by ingestion", () => {
     expect((await until(announced, (rows) => rows.length > 0)).length).toBeGreaterThan(0);
   });
 
+  it("announces customer.state_changed with the customer's state as GET /v1/customers/{id}/state reads it", async () => {
+    const customer = (await sdk().customers.create({ organizationId, email: `${unique('s')}@example.com` })).id;
+    const filter = { conjunction: 'and' as const, clauses: [{ property: 'name', operator: 'eq' as const, value: 'stated' }] };
+    await sdk().meters.create({ organizationId, name: 'Stated calls', filter, aggregation: { func: 'count' } });
+    await sdk().meters.create({ organizationId, name: 'Stated units', filter, aggregation: { func: 'sum', property: 'n' } });
+    await sdk().events.ingest({ events: [{ name: 'stated', customerId: customer, metadata: { n: 3 } }] });
+    await sdk().events.ingest({ events: [{ name: 'stated', customerId: customer, metadata: { n: 4 } }] });
+    const announced = async () =>
+      (await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' }).orderBy('seq'))
+        .map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { consumed_units: number }[] } })
+        .filter((payload) => payload.data.id === customer && payload.data.active_meters.some((meter) => meter.consumed_units === 7));
+    const [payload] = await until(announced, (payloads) => payloads.length > 0);
+    expect(payload).toBeDefined();
+    const res = await fetch(`${daemon.url}/v1/customers/${customer}/state`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(res.status).toBe(200);
+    const state = (await res.json()) as { active_meters: { meter_id: string }[] };
+    // Meters made by the same refresh share their created_at, so either order is the state's.
+    const byMeter = (value: { active_meters: { meter_id: string }[] }) => ({ ...value, active_meters: [...value.active_meters].sort((x, y) => (x.meter_id < y.meter_id ? -1 : 1)) });
+    expect(byMeter(payload.data as unknown as { active_meters: { meter_id: string }[] })).toEqual(byMeter(state));
+  });
+
   it('counts the events sent with an external id before its customer existed, once a customer takes that external id', async () => {
     const external = unique('later');
     const meter = await sdk().meters.create({ organizationId, name: 'Before', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'early' }] }, aggregation: { func: 'count' } });

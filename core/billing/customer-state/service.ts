@@ -64,11 +64,11 @@ function serializeStateGrant(grant: BenefitGrant, benefit: Benefit) {
  * Polar's CustomerState: the customer with its active (and trialing) subscriptions, the benefits granted to it
  * now, and its active meters (consumed, credited and balance per meter, as metering last computed them).
  */
-export async function customerStateOf(db: Executor, customer: Customer) {
+export async function customerStateOf(db: Executor, customer: Customer, meters?: readonly CustomerMeter[]) {
   const subscriptions = await subscriptionsOfCustomer(db, customer.id, ACTIVE_STATUSES);
   const grants = await activeGrantsOf(db, customer.id);
   const benefits = await findBenefits(db, customer.organizationId, [...new Set(grants.map((g) => g.benefitId))]);
-  return stateOf(customer, subscriptions, grants, benefits, await activeCustomerMeters(db, customer.id));
+  return stateOf(customer, subscriptions, grants, benefits, meters ?? (await activeCustomerMeters(db, customer.id)));
 }
 
 /**
@@ -108,8 +108,15 @@ export type CustomerStateWire = ReturnType<typeof stateOf>;
  * Emits customer.state_changed with the customer's state as GET /v1/customers/{id}/state answers it. Call it in
  * the transaction of the change (a subscription's status, a grant); a customer no longer live is not announced.
  */
-export async function announceCustomerState(trx: Knex.Transaction, clock: Clock, organizationId: string, customerId: string): Promise<void> {
-  const customer = (await findCustomers(trx, { id: customerId }, [organizationId]))[0];
+export async function announceCustomerState(
+  trx: Knex.Transaction,
+  clock: Clock,
+  organizationId: string,
+  customerId: string,
+  /** What the caller has just read in this transaction: the customer, and its meters as activeCustomerMeters lists them. */
+  known?: { customer: Customer; meters?: readonly CustomerMeter[] },
+): Promise<void> {
+  const customer = known?.customer ?? (await findCustomers(trx, { id: customerId }, [organizationId]))[0];
   if (!customer) return;
-  await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer) });
+  await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer, known?.meters) });
 }

@@ -123,9 +123,16 @@ export async function rollupPartials(
   }
   if (edges.length) {
     const columns = partialColumns(dialectOf(db), meter, 'e');
+    const perCustomer = scope.perCustomer ? `${customerKeySql} as k,` : '';
+    // Each span an index range scan of its own. PostgreSQL planned the join below as a scan of all the meter's events
+    // against the spans (0.3 s at 300,000 events for a sum, whose values are in the table, not the index), so there
+    // each span is a LATERAL subquery; SQLite already loops over the spans outside.
     const sql =
-      `with b(i, lo, hi) as (values ${valuesOf(edges)}) select b.i as i, ${scope.perCustomer ? `${customerKeySql} as k,` : ''} ${columns.sql} ` +
-      `from b join events e on e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql} group by b.i${scope.perCustomer ? ', k' : ''}`;
+      dialectOf(db) === 'postgres'
+        ? `with b(i, lo, hi) as (values ${valuesOf(edges)}) select b.i as i, p.* from b cross join lateral ` +
+          `(select ${perCustomer} ${columns.sql} from events e where e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql}${scope.perCustomer ? ' group by k' : ''}) p`
+        : `with b(i, lo, hi) as (values ${valuesOf(edges)}) select b.i as i, ${perCustomer} ${columns.sql} ` +
+          `from b join events e on e.timestamp_ms >= b.lo and e.timestamp_ms < b.hi and ${condition.sql} group by b.i${scope.perCustomer ? ', k' : ''}`;
     const result = await db.raw(sql, [...columns.bindings, ...condition.bindings] as Knex.RawBinding[]);
     const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
     for (const row of rows) add(partials, scope.perCustomer ? `${Number(row.i)}\u0000${String(row.k)}` : String(Number(row.i)), toPartial(row));

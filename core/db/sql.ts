@@ -1,10 +1,29 @@
 import type { Knex } from 'knex';
+import type { Executor } from './database.js';
 
 /**
  * Rows in one multi-row INSERT: knex writes one on SQLite as a compound SELECT (`select … union all select …`),
  * and SQLite refuses more than 500 terms there ("too many terms in compound SELECT").
  */
 export const ROWS_PER_INSERT = 500;
+
+interface PreparedConnection {
+  prepare(sql: string): { run(values: unknown[]): { changes: number } };
+}
+
+/**
+ * better-sqlite3 inside a transaction: one prepared statement run once per row on the transaction's own connection
+ * (the connection keeps it, core/db/database.ts), the way SQLite writes many rows fastest: no statement text to
+ * build or parse per batch, no compound SELECT or JSON to decode. Answers each run's count of changed rows; undefined
+ * on any other driver, or outside a transaction (the pool's connection is not ours to hold), where the caller's
+ * multi-row statement serves.
+ */
+export async function runEachRowPrepared(trx: Executor, sql: string, rows: readonly unknown[][]): Promise<number[] | undefined> {
+  if (!trx.isTransaction || trx.client.config.client !== 'better-sqlite3') return undefined;
+  const connection = (await trx.client.acquireConnection()) as PreparedConnection;
+  const statement = connection.prepare(sql);
+  return rows.map((row) => statement.run(row as unknown[]).changes);
+}
 
 /** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
 export function isUniqueViolation(error: unknown): boolean {

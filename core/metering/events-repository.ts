@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { fromDbInt, fromDbJson, newId, newTimeOrderedId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
-import { ROWS_PER_INSERT, whereMetadata } from '../db/sql.js';
+import { ROWS_PER_INSERT, runEachRowPrepared, whereMetadata } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { SortCriterion } from '../billing/shared/query.js';
 import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
@@ -77,29 +77,11 @@ export async function insertEvents(trx: Executor, events: readonly StoredEvent[]
   return inserted;
 }
 
-interface PreparedConnection {
-  prepare(sql: string): { run(values: unknown[]): { changes: number } };
-}
-const preparedInserts = new WeakMap<object, ReturnType<PreparedConnection['prepare']>>();
-
-/**
- * better-sqlite3 inside a transaction: one prepared INSERT run per row on the transaction's own connection, the way
- * SQLite inserts fastest (no statement text to build or parse per batch, no JSON to decode). Undefined on any other
- * driver, or outside a transaction (the pool's connection is not ours to hold), where the JSON statement serves.
- */
+/** better-sqlite3 in a transaction: the rows through one prepared INSERT (core/db/sql.ts, runEachRowPrepared). */
 async function insertPrepared(trx: Executor, events: readonly StoredEvent[]): Promise<string[] | undefined> {
-  if (!trx.isTransaction || trx.client.config.client !== 'better-sqlite3') return undefined;
-  const connection = (await trx.client.acquireConnection()) as PreparedConnection;
-  let statement = preparedInserts.get(connection);
-  if (!statement) {
-    statement = connection.prepare(`insert into ${TABLE} (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')}) on conflict do nothing`);
-    preparedInserts.set(connection, statement);
-  }
-  const inserted: string[] = [];
-  for (const event of events) {
-    if (statement.run(rowValues(event)).changes > 0) inserted.push(event.id);
-  }
-  return inserted;
+  const sql = `insert into ${TABLE} (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')}) on conflict do nothing`;
+  const changes = await runEachRowPrepared(trx, sql, events.map(rowValues));
+  return changes && events.filter((_, i) => changes[i]! > 0).map((event) => event.id);
 }
 
 /** Ids of events of the organization among `ids` or with one of the `externalIds` (a parent may be named either way). */

@@ -36,19 +36,23 @@ export async function recordIngested(trx: Executor, organizationId: string, even
 
   const meters: Meter[] = (await organizationMeters(trx, organizationId)).filter(isPartialMeter);
   const ready = await readyMeters(trx, meters.map((meter) => meter.id));
-  const ids = events.map((event) => event.id);
+  const partials = await partialsOfEvents(trx, meters, events.map((event) => event.id));
+  const usage = new Map<string, Map<string, Partial>>();
+  const rollups = new Map<string, ReturnType<typeof rollupRows>>();
   for (const meter of meters) {
-    const groups = await partialsOfEvents(trx, meter, ids);
-    const usage = new Map<string, Partial>();
+    const groups = partials.get(meter.id)!;
+    const mine = new Map<string, Partial>();
     for (const group of groups) {
       const customer = customerOf(group.customerId, group.externalCustomerId);
       if (!customer) continue;
-      const current = usage.get(customer);
-      usage.set(customer, current ? mergePartials(current, group) : group);
+      const current = mine.get(customer);
+      mine.set(customer, current ? mergePartials(current, group) : group);
     }
-    await addUsage(trx, organizationId, meter.id, usage);
+    usage.set(meter.id, mine);
     // A meter still being backfilled takes these events in with the rest (they come after its cursor).
-    if (ready.has(meter.id)) await addRollups(trx, meter.id, rollupRows(groups, (g) => customerOf(g.customerId, g.externalCustomerId) ?? unknownCustomerKey(g.externalCustomerId!)));
+    if (ready.has(meter.id)) rollups.set(meter.id, rollupRows(groups, (g) => customerOf(g.customerId, g.externalCustomerId) ?? unknownCustomerKey(g.externalCustomerId!)));
   }
+  await addUsage(trx, organizationId, usage);
+  await addRollups(trx, rollups);
   return { customerIds: [...touched], unknownExternalIds };
 }

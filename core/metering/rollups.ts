@@ -43,20 +43,17 @@ export async function readyMeters(db: Executor, meterIds: readonly string[]): Pr
   return new Set((await db(STATES).whereIn('meter_id', meterIds).where({ status: 'ready' }).select('meter_id')).map((row) => String(row.meter_id)));
 }
 
-/** Adds partials to a meter's rollups, by customer key and hour. */
-export async function addRollups(trx: Executor, meterId: string, rows: ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>): Promise<void> {
-  if (rows.size === 0) return;
-  // In a fixed order: two ingests locking the same rows in different orders would deadlock on PostgreSQL.
-  const values = [...rows.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.hourMs - y.hourMs)).map(({ key, hourMs, partial }) => ({
-    meter_id: meterId,
-    customer_key: key,
-    hour_ms: hourMs,
-    events: partial.events,
-    numbers: partial.numbers,
-    total: partial.total,
-    smallest: partial.smallest,
-    largest: partial.largest,
-  }));
+/** Adds partials to meters' rollups, by meter, customer key and hour. */
+export async function addRollups(trx: Executor, rows: ReadonlyMap<string, ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>>): Promise<void> {
+  const values: Record<string, unknown>[] = [];
+  // In a fixed order, meters as given (the organization's, oldest first) and then by key and hour: two ingests
+  // locking the same rows in different orders would deadlock on PostgreSQL.
+  for (const meterId of rows.keys()) {
+    const sorted = [...rows.get(meterId)!.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.hourMs - y.hourMs));
+    for (const { key, hourMs, partial } of sorted) {
+      values.push({ meter_id: meterId, customer_key: key, hour_ms: hourMs, events: partial.events, numbers: partial.numbers, total: partial.total, smallest: partial.smallest, largest: partial.largest });
+    }
+  }
   await addPartialRows(trx, TABLE, ['meter_id', 'customer_key', 'hour_ms'], values);
 }
 
@@ -122,9 +119,9 @@ async function backfillChunk(trx: Executor, meter: Meter): Promise<'done' | 'mor
   const ids = (await trx('events').where('organization_id', meter.organizationId).where('id', '>', cursor).orderBy('id').limit(BACKFILL_CHUNK).select('id')).map((row) => String(row.id));
   const upper = ids.length === BACKFILL_CHUNK ? ids[ids.length - 1] : undefined;
   if (isPartialMeter(meter)) {
-    const groups = await partialsOfEvents(trx, meter, ids);
+    const groups = (await partialsOfEvents(trx, [meter], ids)).get(meter.id)!;
     const byExternal = await customersByExternalId(trx, meter.organizationId, [...new Set(groups.flatMap((g) => (g.customerId === null && g.externalCustomerId !== null ? [g.externalCustomerId] : [])))]);
-    await addRollups(trx, meter.id, rollupRows(groups, (g) => g.customerId ?? byExternal.get(g.externalCustomerId!) ?? unknownCustomerKey(g.externalCustomerId!)));
+    await addRollups(trx, new Map([[meter.id, rollupRows(groups, (g) => g.customerId ?? byExternal.get(g.externalCustomerId!) ?? unknownCustomerKey(g.externalCustomerId!))]]));
   }
   if (upper) {
     await trx(STATES).where({ meter_id: meter.id }).update({ cursor: upper });

@@ -22,22 +22,16 @@ export interface Usage {
 
 const toUsage = (row: Record<string, unknown>): Usage => ({ partial: toPartial(row), sinceMs: fromDbInt(row.since_ms), pending: Number(row.pending) !== 0 });
 
-/** Adds an ingested batch's partials, one per customer. A row created here has no baseline yet: it is pending. */
-export async function addUsage(trx: Executor, organizationId: string, meterId: string, deltas: ReadonlyMap<string, Partial>): Promise<void> {
-  if (deltas.size === 0) return;
-  // In a fixed order: two ingests locking the same rows in different orders would deadlock on PostgreSQL.
-  const rows = [...deltas].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([customerId, p]) => ({
-    meter_id: meterId,
-    customer_id: customerId,
-    organization_id: organizationId,
-    since_ms: 0,
-    events: p.events,
-    numbers: p.numbers,
-    total: p.total,
-    smallest: p.smallest,
-    largest: p.largest,
-    pending: 1,
-  }));
+/** Adds an ingested batch's partials, one per meter and customer. A row created here has no baseline yet: it is pending. */
+export async function addUsage(trx: Executor, organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>): Promise<void> {
+  const rows: Record<string, unknown>[] = [];
+  // In a fixed order, meters as given (the organization's, oldest first, as a refresh takes them) and customers
+  // sorted: two transactions locking the same rows in different orders would deadlock on PostgreSQL.
+  for (const meterId of deltas.keys()) {
+    for (const [customerId, p] of [...deltas.get(meterId)!].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
+      rows.push({ meter_id: meterId, customer_id: customerId, organization_id: organizationId, since_ms: 0, events: p.events, numbers: p.numbers, total: p.total, smallest: p.smallest, largest: p.largest, pending: 1 });
+    }
+  }
   await addPartialRows(trx, TABLE, ['meter_id', 'customer_id'], rows);
 }
 

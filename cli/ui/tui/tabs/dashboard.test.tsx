@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { anEvent, fakeBackend, renderApp, until, type Sent } from '../testing.js';
+import { App } from '../App.js';
+import { anEvent, fakeBackend, ORGS, renderApp, renderUi, until, type Sent } from '../testing.js';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -117,4 +118,29 @@ describe('the Dashboard tab', () => {
     await app.press('r');
     await app.showing('✗ Not permitted: metrics:read');
   });
+
+  it('draws its figures again when they load, not at each flush of the live stream (10 a second under load)', async () => {
+    // The failed payment's line is drawn from its decline message: each read is one drawing of the figures.
+    let drawn = 0;
+    const payment = { id: 'pay_1', created_at: '2026-12-01T09:30:00Z', amount: 2500, currency: 'usd', status: 'failed' };
+    Object.defineProperty(payment, 'decline_message', { enumerable: true, get: () => ((drawn += 1), 'Your card was declined.') });
+    const fake = fakeBackend(({ path }: Sent) => {
+      if (path.startsWith('/v1/metrics/')) return { periods: [day(0, { revenue: 1500, orders: 1, mrr: 10_000, active: 4 })], totals: {}, metrics: {}, currency: 'usd' };
+      if (path.startsWith('/v1/payments/')) return { items: [payment] };
+      return { items: [] };
+    });
+    let commits = 0;
+    const app = renderUi(<App backend={fake.backend} organizations={ORGS} organizationId="org_A" color={false} flushMs={5} onCommit={() => (commits += 1)} />);
+    cleanup = app.unmount;
+    await app.showing('Your card was declined.');
+    const before = { drawn, commits, loads: fake.sent.length };
+    // Events that move no figure: the tab re-renders at each flush (to see whether to load), its figures do not.
+    await until(() => {
+      fake.emit(anEvent('customer.updated'));
+      return commits >= before.commits + 5;
+    }, 'five flushes of the stream');
+    expect(fake.sent.length).toBe(before.loads);
+    expect(drawn).toBe(before.drawn);
+  });
 });
+

@@ -198,14 +198,82 @@ export const ANALYSIS = `## Reads (issue 21)
 
 Target: \`GET /v1/products/{id}\` and \`GET /v1/customers/{id}/state\` with an organization access token at ≥ 0.5× the
 requests/s of a bare Express 5 JSON route (autocannon, 100 connections), p99 < 25 ms, on SQLite; ≥ 0.35× on
-PostgreSQL. **Missed** on both, as of 2026-11-26 (second round): product / state 0.23–0.27× / 0.31–0.43× on SQLite,
-0.12–0.14× / 0.14–0.15× on PostgreSQL (two runs). The p99 target cannot be met at 100 connections on this machine
-whatever tilld does: autocannon keeps 100 requests outstanding, so the mean latency is 100 / (requests/s) (Little's
-law), and a p99 under 25 ms needs more than 4,000 req/s, more than the bare route itself answers here (2,900–3,600
-req/s, p99 50–110 ms). Every figure was taken on the shared 2-core machine at load 6–17 (other sessions' builds and
-tests): requests/s swing by ±40 % between runs, the server's CPU time a request by ±30 %; compare within a sitting.
+PostgreSQL. **Missed** on both, as of 2026-11-26 (third round): product / state 0.13–0.19× / 0.18–0.22× on SQLite, 0.07–0.09× / 0.09–0.24× on PostgreSQL in the
+two runs after this round's commits (15:04–15:11, load 7.4–11.3), with the bare route between 3,000 and 8,400 req/s
+from one run to the next: the ratios of one run say little here, the CPU a request says more (below). The p99 target cannot be met at 100
+connections on this machine whatever tilld does: autocannon keeps 100 requests outstanding, so the mean latency is
+100 / (requests/s) (Little's law), and a p99 under 25 ms needs more than 4,000 req/s, more than the bare route itself
+answers here (2,800–6,900 req/s in these runs). Every figure was taken on the shared 2-core machine at load 6–17
+(other sessions' builds and tests): requests/s swing by ±40 % between runs, the server's CPU time a request by ±30 %;
+compare within a sitting.
 
-### Before and after, one sitting
+### Before and after, third round (one sitting)
+
+15:02–15:18, load (1 min) 5.3–11.3 throughout. Before: the build of e911181 (this round's start), measured with
+\`--root\`; after: 9d97609 (both commits below). The same harness for both.
+
+\`node scripts/bench-reads.mjs --duration=10\`, before / after / before / after, in that order (tilld's CPU a request;
+req/s and ratio of each run):
+
+| Database | Read | Before, run 1 / run 2 | After, run 1 / run 2 |
+|---|---|---|---|
+| sqlite | product | 639 / 661 µs (959 / 802 req/s, 0.27× / 0.16×) | 477 / 496 µs (1,067 / 1,280 req/s, 0.13× / 0.19×) |
+| sqlite | state | 544 / 563 µs (1,200 / 1,157 req/s, 0.16× / 0.21×) | 537 / 568 µs (1,121 / 891 req/s, 0.22× / 0.18×) |
+| postgres | product | 1,363 / 1,098 µs (294 / 463 req/s, 0.05× / 0.10×) | 920 / 850 µs (452 / 635 req/s, 0.07× / 0.09×) |
+| postgres | state | 915 / 929 µs (548 / 621 req/s, 0.10× / 0.12×) | 808 / 867 µs (553 / 733 req/s, 0.09× / 0.24×) |
+
+\`node scripts/ab-reads.mjs --roots=BEFORE,AFTER\` right after (both daemons up side by side, read in alternating
+3 s bursts, 5 rounds, medians; on PostgreSQL it also sums the CPU of the PostgreSQL processes serving each daemon's
+database, which the table above does not count):
+
+| Database | Read | tilld CPU a request, before → after | PostgreSQL's CPU a request, before → after | req/s, before → after |
+|---|---|---|---|---|
+| sqlite | product | 664 → 486 µs (−27 %) | | 1,161 → 1,475 |
+| sqlite | state | 637 → 558 µs (−12 %) | | 1,235 → 1,351 |
+| postgres | product | 999 → 809 µs (−19 %) | 1,438 → 320 µs (−78 %) | 417 → 672 (+61 %) |
+| postgres | state | 1,103 → 810 µs (−27 %) | 1,341 → 275 µs (−79 %) | 425 → 703 (+65 %) |
+
+On PostgreSQL a read cost the machine 2.4 ms of CPU before (tilld and PostgreSQL together) and 1.1 ms after; most of
+PostgreSQL's share was planning the one-statement reads anew every time.
+
+### What changed (third round)
+
+- **The hot SQLite reads run SQL compiled once** (core/db/compiled-read.ts, \`compiledRead\`): the query is built with
+  knex once with stand-ins for its arguments, compiled, and every later call binds its own values into that SQL
+  (kept per knex client and per shape of the arguments: which are null, how long each list is). A build whose
+  stand-ins do not reach the bindings unchanged (it computed with an argument, or left one out) is noticed at that
+  first compile and is then built anew on every call; on PostgreSQL and in transactions nothing changes. The
+  product, its prices and links, the customer by id, its subscriptions and their prices, its grants and the
+  benefits go through it. knex (building and compiling) went from 10.6 % of tilld's busy time to 4.4–6.3 %; what
+  is left of it is the customer meters' read (core/metering/customer-meters.ts, not touched here) and background
+  work. Measured alone on a small query: building 2.4 µs, compiling 11 µs.
+- **PostgreSQL's one-statement reads are named, prepared statements** (\`preparedOnPostgres\` in core/db/sql.ts;
+  node-pg parses one once per connection, then only binds and executes it). EXPLAIN ANALYZE on the bench's data:
+  planning 0.44–0.49 ms against 0.14–0.22 ms of execution. Their rows now come as \`to_json(p)\` / \`to_json(c)\`
+  rather than \`p.*\` / \`c.*\`: PostgreSQL refuses to run a prepared statement whose result columns changed
+  ("cached plan must not change result type"), which a column added by a migration (another daemon's, on a shared
+  database) would do; a test adds a column while the daemon runs and requires the same answers (it fails with
+  \`p.*\`).
+- \`scripts/ab-reads.mjs\`: the A/B above (several build roots side by side, alternating bursts), since two
+  separate runs of the bench differ by more than most changes here.
+
+Checked and left as they were:
+
+- **Better Auth's AsyncLocalStorage** (and the knex adapter's own): on Node 20 the first \`run()\` of any of them
+  turns on the async hooks for every promise of the process for good (\`_propagate\`, 0.8–1.2 % self time, plus
+  V8's hook calls). A tilld whose four AsyncLocalStorage instances were disabled after sign-up served the /v1 token
+  reads without a single \`run()\` or \`enterWith()\`: these reads do not need them. Nothing short of
+  AsyncContextFrame (Node ≥ 24) turns the hooks off for some requests only; the A/B with them disabled was too
+  noisy to size (load 12–15).
+- **Per request, besides the read**: the token's verification comes from the 2 s cache (one lookup a token every
+  2 s), \`last_used_at\` is written at most once a minute, rate limiting is Better Auth's (auth routes only), and
+  the request log is one pino call; the only statement of a PostgreSQL read is the read itself (plus the customer
+  meters' when the customer has some).
+- **A Unix socket to PostgreSQL** instead of TCP on 127.0.0.1 (a deployment choice, not code;
+  \`TILL_BENCH_POSTGRES_URL=postgres://postgres@%2Fvar%2Frun%2Fpostgresql/test\`), back to back at load 7–9:
+  tilld's CPU a read 912 / 722 µs against 1,554 / 1,028 µs over TCP, PostgreSQL's 297 / 294 against 398 / 433 µs,
+  639 / 748 req/s against 513 / 493. Not interleaved, so a hint only; the bench keeps TCP.
+### Before and after, second round (one sitting)
 
 \`node scripts/bench-reads.mjs --duration=10\`, 12:27–12:31: the build of fa9490a (the first round below, before
 this one) measured with \`--root\`, then ac1a4a8 (this round, with the other issue-21 commits landed meanwhile: a
@@ -278,29 +346,34 @@ routes 7 %, GC 6 %, pino 5 %.
 
 ### Where the time goes now
 
-\`--profile\` at ac1a4a8, 12:32–12:34, self time by part of tilld's busy time.
+\`--profile\` at 9d97609, 14:55–14:58, load 8.0–9.1, self time by part of tilld's busy time.
 
-SQLite (load 6.0; that run: 0.27× product, 0.43× state): node HTTP and sockets 29.5 % (\`writev\` 8.0 %, 17.5 % when
-requests started one a turn), Till services 23.3 % (of which 16.5 % is SQLite running the 4–6 statements of a read
-inside \`read()\`), knex building them 12.1 %, Express 10.9 %, GC 9.3 %, native 6.6 %, pino 3.5 %, Till's route layer
-2.1 %, zod, token hashing and helmet under 1 % each; CPU a request 0.68–0.80 ms against 0.20 ms for the bare route.
-PostgreSQL (load 7.4–10.7): \`writev\` 39.5 % (the statement's round trip and the answer; the kernel's loopback work
-for both ends is charged to the writer), node HTTP in all 60.2 %, GC 8.1 %, Express 7.3 %, pg 4.3 %, knex 3.8 %,
-services 3.0 %; CPU a request 1.0–1.1 ms, besides the PostgreSQL server's own.
+SQLite: node HTTP and sockets 35.8 % (\`writev\` 10.3 %), Till services 21.7 % (of which 13.6 % is SQLite running
+the 4–6 statements of a read, \`runOn\` in core/db/read.ts), Express 11.4 %, GC 9.3 %, native 7.4 %, pino 4.5 %,
+knex 4.4 %, Till's route layer 2.0 %, the async hooks' \`_propagate\` 1.2 %, zod, token hashing and helmet under
+1 % each; CPU a request 0.48–0.57 ms against 0.12–0.14 ms for the bare route in the runs above.
+PostgreSQL: node HTTP 48.3 % (\`writev\` 20.8 %, from 32.0 % before this round: the statement's round trip and the
+answer, the kernel's loopback work for both ends charged to the writer), native 11.1 %, Express 8.9 %, GC 8.6 %,
+pg 5.5 %, services 5.3 %, knex 4.6 %, pino 3.9 %; CPU a request 0.8–0.9 ms, and PostgreSQL's own about 0.3 ms.
+An Express router answers a product GET after passing 8 app-level layers and entering 7 routers (the /v1 router,
+six one-route routers mounted before the JSON parser: Stripe's webhook, file parts, downloads, the live stream,
+invoices, checkout-link redirects) before its group's.
 
 ### What is left (the targets are still missed)
 
-- **SQLite, 0.23–0.43× of 0.5×**: a read still costs 3–4× the bare route's CPU (0.7–0.8 ms against 0.2 ms). The
-  next lever is the one taken on PostgreSQL: a read in one statement (SQLite's \`json_group_array\`/\`json_object\`,
-  which need the columns named), which would cut most of the 4–6 statements' running (16.5 %) and knex's building
-  of them (12 %); or, short of that, reusing compiled SQL for the hot reads. Then Express's middleware stack (11 %:
-  helmet's headers, the body parsers' checks, the routers), GC, and the promise hooks Better Auth's
-  AsyncLocalStorage turns on for every promise (gone with Node ≥ 24's AsyncContextFrame).
-- **PostgreSQL, 0.14–0.15× of 0.35×**: one statement a read now (the token lookup is cached); the PostgreSQL server's
-  own CPU shares the two cores with tilld and autocannon, and its round trip's writes are still tilld's largest cost.
+- **SQLite, 0.13–0.22× of 0.5× in these (loaded) runs, 0.27–0.43× in quieter earlier ones**: a read still costs
+  about 4× the bare route's CPU (0.5 ms against 0.13 ms). What remains above the bare route: SQLite running the
+  statements (14 %, better-sqlite3 building a JS object a row, with every column of \`select *\`), Express's stack
+  (11 %; the six one-route routers above could be entered only for their own paths), GC, logging, the customer
+  meters' read still built by knex each time (core/metering/customer-meters.ts, another helper's file while this
+  round ran), and the async hooks (above).
+- **PostgreSQL, 0.07–0.24× of 0.35×**: one prepared statement a read; tilld's largest cost is now the socket writes
+  of the query and the answer (a Unix socket helps, above), then node's HTTP; PostgreSQL's own CPU dropped to
+  ~0.3 ms a read. Reading a statement's result without knex's runner (acquire, compile of the raw SQL's \`?\`s each
+  time) would save a few % more.
 - **p99 < 25 ms** at 100 connections is out of reach of any server on this machine (Little's law, above): what can be
-  shown is a p99 close to the mean (no tail), as now (SQLite p99 1.8–3.6× p50, max within 1.3× p99). A latency target
-  for this bench would be measured at a fixed request rate (autocannon \`-R\`) or at fewer connections.
+  shown is a p99 close to the mean (no tail). A latency target for this bench would be measured at a fixed request
+  rate (autocannon \`-R\`) or at fewer connections.
 - A quiet run of \`npm run bench\` for these figures.
 `;
 

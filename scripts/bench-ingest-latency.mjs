@@ -382,6 +382,36 @@ const HISTORY = `### What held requests up (2026-11-26)
   customer.state_changed follows an ingest by the queue plus the refresh plus the delivery, in order, to an endpoint
   that also receives every other customer's changes.
 
+### Why customer.state_changed comes seconds late (2026-11-26, afternoon)
+
+- **Not the measurement alone.** Timed from the ingest's answer instead of from the ingest sent (the two rows without
+  a verdict), the meter read is fresh at once (p50 13-65 ms: the ingest itself updates the usage rows), so "meter
+  fresh" from the ingest sent is the ingest queue. customer.state_changed is still 2.8-5.4 s p50 after the answer,
+  and often not within 10 s at all.
+- **A refresh run took one customer, not fifty.** The refresh job claimed the organization's other due refreshes under
+  the lease it read back from its own row, and under ingest the next batch for the same customer had already released
+  that claim: every run refreshed one customer, 8 ms to 1 s each (logged in the handler). Fixed: the runner hands the
+  handler its claim time (0ddd7a0).
+- **Then the batch held SQLite.** Fifty customers in one transaction held the one connection 200 ms to 1.2 s under
+  ingest, the ingests and the webhook records waiting behind it (one webhook run delivered the fresh customer's
+  change 1.7-6 s after it was committed, most likely (not measured) because the records of its deliveries waited
+  for the connection); one customer a
+  transaction made each wait for an ingest's turn instead (10-20 state changes a second came out). Ten a
+  transaction now, and the announcement reuses the figures the refresh just computed instead of reading the customer,
+  its rows and every balance again (18fcc6b).
+- **On PostgreSQL, round trips.** A customer's refresh is some 16 statements (counted in the code) in its own transaction (a batch of
+  customers in one deadlocked with ingests), each a round trip whose answer waits for a turn of tilld's busy event
+  loop: 50 customers took 0.5-7.6 s under ingest (10 ms a customer once the load stopped), so the fresh customer,
+  due behind the hundred the load keeps dirty, waits seconds. The next step is a run that reads all its customers'
+  ledgers, usage rows, meter rows, subscriptions and grants in one statement each and writes per customer, not yet
+  done. Since the batch claims work again, a finished run's DELETE of its claims could deadlock with an ingest
+  marking the same customers dirty (its own lock order against the ingest's sorted one): it skips rows locked by
+  such a reschedule, which releases the claim itself (18fcc6b).
+- **Left:** PostgreSQL's ingest queue (32 clients behind batches that serialize on the same customers' usage rows,
+  rollups and refresh jobs: a request waits for the 31 others), the refresh round trips above, and the event-loop
+  delay (p99 above 10 ms in every run, with or without these changes; not investigated in this round beyond a CPU
+  profile of tilld under the load, where SQLite statements took 15 % of its time, socket writes 7.5 %, GC 4 %).
+
 Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
 with its load average; absolute figures at such loads say little, the direction does.
 
@@ -399,6 +429,23 @@ with its load average; absolute figures at such loads say little, the direction 
 | …the gate on (one ingest transaction at a time) | sqlite | 1.78 s | 1.77 s | 2,563, 1.9 s | 36 ms / 59 ms | 2.8 s | 9.6 |
 | freshness polled every 50 ms, main at 07d4d6b (13:01) | sqlite | 312 ms | 287 ms | 1,688, 4.2 s | 97 ms / 342 ms | 2.2 s | 15.3 |
 | the same | postgres | 79 ms | 116 ms | 1,450, 3.5 s | 16 ms / 40 ms | 2.5 s | 12.9 |
+| main at e911181, 20 s (15:07) | sqlite | 188 ms | 174 ms | 2,740, 2.4 s | 42 ms / 150 ms | 1.3 s; state_changed from the answer 3.3 s | 9.5 |
+| the same | postgres | 797 ms | 837 ms | 615, 10.4 s | 38 ms / 858 ms | 5.9 s; state_changed from the answer 3.1 s | 9.9 |
+| 18fcc6b (both changes), 20 s, just after (15:09) | sqlite | 315 ms | 341 ms | 1,790, 3.7 s | 64 ms / 346 ms | 2.0 s; state_changed from the answer 5.4 s | 9.3 |
+| the same | postgres | 328 ms | 373 ms | 730, 8.7 s | 31 ms / 258 ms | 5.7 s; state_changed from the answer 2.8 s | 8.9 |
+| e911181, 20 s (15:14) | sqlite | 534 ms | 469 ms | 2,070, 6.0 s | 85 ms / 343 ms | 2.1 s; state_changed from the answer 4.2 s | 9.1 |
+| the same | postgres | 66 ms | 99 ms | 1,590, 3.1 s | 14 ms / 56 ms | 2.0 s; state_changed from the answer 3.0 s | 8.3 |
+| 18fcc6b, 20 s, just before it (15:13) | sqlite | 233 ms | 126 ms | 1,680, 3.5 s | 44 ms / 265 ms | 2.0 s; state_changed from the answer 5.1 s | 7.9 |
+| the same | postgres | 118 ms | 167 ms | 910, 6.7 s | 39 ms / 181 ms | 3.3 s; state_changed from the answer 3.2 s | 7.7 |
+| postgres only, interleaved (15:17-15:21): 18fcc6b | postgres | 121 ms | 126 ms | 1,545, 3.7 s | 15 ms / 80 ms | 2.0 s; state_changed from the answer 3.2 s | 7.2 |
+| e911181 | postgres | 49 ms | 100 ms | 1,600, 3.8 s | 14 ms / 70 ms | 1.9 s; state_changed from the answer 3.3 s | 6.5 |
+| 18fcc6b | postgres | 48 ms | 81 ms | 1,205, 3.8 s | 18 ms / 64 ms | 2.8 s; state_changed from the answer 3.3 s | 5.8 |
+| e911181 | postgres | 109 ms | 167 ms | 1,000, 4.6 s | 26 ms / 135 ms | 3.5 s; state_changed from the answer 3.3 s | 7.1 |
+
+None of these pairs tells the changes apart at these loads: the figures of one commit vary between runs more than
+between commits (PostgreSQL ingest 615-1,600 events/s on e911181). What the changes do is shown by the handler's log
+above (runs of 50 customers instead of 1), and by construction (a run holds the SQLite connection for ten customers at a
+time instead of fifty), not by these.
 
 No run met a target. Under ingest, \`GET /healthz\`, which touches no database, takes as long as an ingest request
 (1.4-2 s at p50 in the last runs; \`curl\` from another process saw the same: connected at once, first byte after

@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONGEST_FIRST = [
   'daemon/webhooks/crash.test.ts',
   'daemon/payments-crash.test.ts',
+  'daemon/metering-crash.test.ts',
   'daemon/fuzz.test.ts',
   'cli/commands/events-ingest/ingest.test.ts',
   'core/auth/knex-adapter.test.ts',

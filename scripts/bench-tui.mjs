@@ -134,17 +134,29 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
     let phase = 'idle';
     const NEW_TABS = [['Dashboard', '1'], ['Orders', '3'], ['Customers', '4'], ['Subscriptions', '5']];
     const frames = { idle: { react: [], ink: [] }, redraw: { react: [], ink: [] }, stream: { react: [], ink: [] }, ...Object.fromEntries(NEW_TABS.map(([name]) => [name, { react: [], ink: [] }])) };
+    /** ink's last draws, when each ended and how long it took (to tell React's own time from ink's, below). */
+    const inkDraws = [];
     const app = render(
       createElement(App, {
         backend,
         organizations: [{ id: 'org', name: 'Bench', slug: 'bench' }],
         organizationId: 'org',
         color: true,
-        onCommit: (took) => frames[phase].react.push(took),
+        // React's render and commit alone: ink may draw inside the commit (before the layout effect that ends this
+        // measure), and its drawing is counted in ink's figures, so it is taken out of React's here.
+        onCommit: (took) => {
+          const end = performance.now();
+          const drawn = inkDraws.filter((draw) => draw.at >= end - took && draw.at <= end).reduce((sum, draw) => sum + draw.renderTime, 0);
+          frames[phase].react.push(Math.max(0, took - drawn));
+        },
         initialTab: 2,
         dashboardGapMs: 1000,
       }),
-      { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 30, onRender: ({ renderTime }) => frames[phase].ink.push(renderTime) },
+      { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 30, onRender: ({ renderTime }) => {
+          frames[phase].ink.push(renderTime);
+          inkDraws.push({ at: performance.now(), renderTime });
+          if (inkDraws.length > 64) inkDraws.splice(0, 32);
+        } },
     );
     await sleep(300);
 
@@ -209,8 +221,8 @@ export async function benchTui({ root = process.cwd(), quick = false } = {}) {
       phase = 'idle';
       const memory = measureMemory();
       const f = frames[name];
-      // The targets (issue 20): a frame's p99 under 16 ms (React's p99 plus ink's where React's is measured, an upper
-      // bound) and the heap flat (after GC, within 25 % of the idle app's).
+      // The targets (issue 20): a frame's p99 under 16 ms (React's own p99 plus ink's where React's is measured, an
+      // upper bound; ink's drawing inside React's commit counted once, in ink's) and the heap flat (after GC, within 25 % of the idle app's).
       const frameP99 = percentile(f.ink, 99) + (f.react.length ? percentile(f.react, 99) : 0);
       const verdict = `${frameP99 < 16 ? 'met' : '**missed**'} (${ms(frameP99)}); heap ${memory.heapUsed <= 1.25 * idleMemory.heapUsed ? 'flat' : '**grew**'}`;
       tabRows.push(`| ${name} | ${tabSent.toLocaleString('en-US')} | ${f.ink.length} | ${f.react.length ? `${ms(percentile(f.react, 50))} / ${ms(percentile(f.react, 99))}` : '—'} | ${ms(percentile(f.ink, 50))} / ${ms(percentile(f.ink, 99))} | ${mb(memory.heapUsed)} (${ratio(memory.heapUsed, idleMemory.heapUsed)} of idle) | ${verdict} |`);
@@ -244,7 +256,8 @@ Frames under the stream: ${streamFrames} drawn (${(streamFrames / elapsed).toFix
 
 The new tabs (issue 20) under the same stream, ${tabSeconds} s each, one after the other (the Dashboard loads its
 figures again at most once a second while order events stream in; the lists hold 100 rows). React's time is
-measured for the Dashboard (its own render and commit); ink's layout and output for every frame. Heap after GC once
+measured for the Dashboard (its own render and commit: when ink draws inside the commit, that drawing is counted in
+ink's column, not twice); ink's layout and output for every frame. Heap after GC once
 each tab's stream ends, against the idle app's.
 
 Targets: a frame's p99 under 16 ms (React's p99 plus ink's, where React's is measured) and the heap flat (within

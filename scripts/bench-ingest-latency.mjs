@@ -406,7 +406,11 @@ const HISTORY = `### What held requests up (2026-11-26)
   ledgers, usage rows, meter rows, subscriptions and grants in one statement each and writes per customer, not yet
   done. Since the batch claims work again, a finished run's DELETE of its claims could deadlock with an ingest
   marking the same customers dirty (its own lock order against the ingest's sorted one): it skips rows locked by
-  such a reschedule, which releases the claim itself (18fcc6b).
+  such a reschedule, which releases the claim itself (18fcc6b). Tried and not kept: three (then two) customers'
+  transactions side by side on PostgreSQL. Against main run back to back, three times (15:24-15:29, load 5-7),
+  customer.state_changed came sooner in two pairs (p50 from the ingest sent 3.8-4.0 s against 6.3-6.5 s, all 42
+  arriving against 30-34) but not in the third (4.3 s against 3.1 s), while the slowest ingest request was slower in
+  all three (3.7-4.4 s against 2.4-2.8 s): more refresh work at once is more for ingests to wait behind.
 - **Left:** PostgreSQL's ingest queue (32 clients behind batches that serialize on the same customers' usage rows,
   rollups and refresh jobs: a request waits for the 31 others), the refresh round trips above, and the event-loop
   delay (p99 above 10 ms in every run, with or without these changes; not investigated in this round beyond a CPU

@@ -125,6 +125,25 @@ describe("customers' usage kept by ingestion", () => {
     expect(byMeter(payload.data as unknown as { active_meters: { meter_id: string }[] })).toEqual(byMeter(state));
   });
 
+  it('stores and announces the meters of every customer one batch touched', async () => {
+    const customers: string[] = [];
+    for (let i = 0; i < 7; i++) customers.push((await sdk().customers.create({ organizationId, email: `${unique('m')}@example.com` })).id);
+    const meter = await sdk().meters.create({ organizationId, name: 'Many', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'many' }] }, aggregation: { func: 'sum', property: 'n' } });
+    await sdk().events.ingest({ events: customers.flatMap((customerId, i) => [{ name: 'many', customerId, metadata: { n: i + 1 } }, { name: 'many', customerId, metadata: { n: 10 } }]) });
+    const stored = async () => new Map((await daemon.db('customer_meters').where({ meter_id: meter.id })).map((row) => [String(row.customer_id), Number(row.consumed_units)]));
+    const expected = new Map(customers.map((customerId, i) => [customerId, i + 11]));
+    expect(await until(stored, (rows) => customers.every((id) => rows.get(id) === expected.get(id)))).toEqual(expected);
+    const announced = async () => {
+      const seen = new Set<string>();
+      for (const row of await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' })) {
+        const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { meter_id: string; consumed_units: number }[] } };
+        if (payload.data.active_meters.some((m) => m.meter_id === meter.id && m.consumed_units === expected.get(payload.data.id))) seen.add(payload.data.id);
+      }
+      return seen;
+    };
+    expect([...(await until(announced, (seen) => seen.size === customers.length))].sort()).toEqual([...customers].sort());
+  });
+
   it('counts the events sent with an external id before its customer existed, once a customer takes that external id', async () => {
     const external = unique('later');
     const meter = await sdk().meters.create({ organizationId, name: 'Before', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'early' }] }, aggregation: { func: 'count' } });

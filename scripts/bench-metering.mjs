@@ -25,12 +25,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rate = (n, ms) => Math.round(n / (ms / 1000));
 const thousands = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The i-th event: spread over customers and the last 90 days, with a token count. */
-function eventOf(i, customers, now) {
+/** The i-th of `total` events: spread over customers and the last 90 days (whatever the total), with a token count. */
+function eventOf(i, customers, now, total) {
   return {
     name: i % 10 === 0 ? 'api_error' : 'api_call',
     customer_id: customers[i % customers.length],
-    timestamp: new Date(now - SPAN_DAYS * DAY + Math.floor((i / 1_000_003) * SPAN_DAYS * DAY) + (i % 1000)).toISOString(),
+    timestamp: new Date(now - SPAN_DAYS * DAY + Math.floor((i / (total + 3)) * SPAN_DAYS * DAY) + (i % 1000)).toISOString(),
     external_id: `bench-${i}`,
     metadata: { tokens: (i % 97) + 1, model: i % 3 === 0 ? 'large' : 'small' },
   };
@@ -120,7 +120,7 @@ async function ingest(url, pid, seeded, total, clients, now) {
   const bodies = [];
   for (let batch = 0; batch < batches; batch++) {
     const events = [];
-    for (let i = batch * BATCH; i < Math.min(total, (batch + 1) * BATCH); i++) events.push(eventOf(i, seeded.customers, now));
+    for (let i = batch * BATCH; i < Math.min(total, (batch + 1) * BATCH); i++) events.push(eventOf(i, seeded.customers, now, total));
     bodies.push({ text: JSON.stringify({ events }), count: events.length });
   }
   let next = 0;
@@ -225,7 +225,7 @@ async function insertRows(root, db, pg, total, customers, organizationId, now) {
   // The ids ingest gives events (time-ordered UUIDs), so the rows are the same.
   const { newTimeOrderedId } = await import(join(root, 'dist/core/db/columns.js'));
   const rowOf = (i) => {
-    const event = eventOf(i, customers, now);
+    const event = eventOf(i, customers, now, total);
     return [newTimeOrderedId(), organizationId, event.name, 'user', Date.parse(event.timestamp), now, event.customer_id, null, event.external_id, null, JSON.stringify(event.metadata)];
   };
   let ms;

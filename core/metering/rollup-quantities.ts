@@ -112,9 +112,15 @@ export async function rollupPartials(
         if (span) add(partials, String(span.i), toPartial(row));
       }
     } else {
+      // With the keys listed, the buckets are the outer loop, each a range of the rollups' primary key per key:
+      // SQLite's planner otherwise ran over all the meter's rollups of those keys and compared each with every bucket
+      // (270 ms for a quarter by day at 10,000,000 events; over 21,600 hours of rollups, 3.4 s against 20 ms with the
+      // buckets first; CROSS JOIN fixes the order). Everyone's figures per customer (keys not in a list) have no such
+      // range, and read the meter's rollups once as before. PostgreSQL plans this join well by itself.
+      const bucketsFirst = dialectOf(db) === 'sqlite' && !(scope.perCustomer && !scope.keys);
       const sql =
         `with b(i, lo, hi) as (values ${valuesOf(hours)}) select b.i as i, ${scope.perCustomer ? `${key} as k,` : ''} ${columns} ` +
-        `from b join meter_rollups r on r.meter_id = ? and ${keyCondition} and r.hour_ms >= b.lo and r.hour_ms < b.hi ` +
+        `from b ${bucketsFirst ? 'cross join' : 'join'} meter_rollups r on r.meter_id = ? and ${keyCondition} and r.hour_ms >= b.lo and r.hour_ms < b.hi ` +
         `group by b.i${scope.perCustomer ? ', k' : ''}`;
       const result = await db.raw(sql, bindings);
       const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;

@@ -396,9 +396,13 @@ const HISTORY = `### What held requests up (2026-11-26)
   ingest, the ingests and the webhook records waiting behind it (one webhook run delivered the fresh customer's
   change 1.7-6 s after it was committed, most likely (not measured) because the records of its deliveries waited
   for the connection); one customer a
-  transaction made each wait for an ingest's turn instead (10-20 state changes a second came out). Ten a
-  transaction now, and the announcement reuses the figures the refresh just computed instead of reading the customer,
-  its rows and every balance again (18fcc6b).
+  transaction made each wait for an ingest's turn instead (10-20 state changes a second came out, in one 8 s run).
+  Ten a transaction (18fcc6b) then left SQLite's state_changed later than before the changes in three 20 s pairs
+  out of three (p50 from the answer 5.1-5.4 s against 3.0-4.2 s), and against one a transaction, run back to back
+  twice (15:35-15:40, load 8-11), it was behind both times (one run: state_changed p50 from the ingest sent 8.4 s
+  against 3.3 s, slowest ingest 2.2 s against 1.7 s; the other run overlapped a test run): one customer a
+  transaction on both databases since. The announcement reuses the figures the refresh just computed instead of
+  reading the customer, its rows and every balance again (18fcc6b).
 - **On PostgreSQL, round trips.** A customer's refresh is some 16 statements (counted in the code) in its own transaction (a batch of
   customers in one deadlocked with ingests), each a round trip whose answer waits for a turn of tilld's busy event
   loop: 50 customers took 0.5-7.6 s under ingest (10 ms a customer once the load stopped), so the fresh customer,

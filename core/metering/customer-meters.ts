@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { fromDbInt, fromDbTime, fromDbTimeOrNull, newId, toDbTime } from '../db/columns.js';
-import { dialectOf, type Database, type Executor } from '../db/database.js';
+import type { Database, Executor } from '../db/database.js';
 import { CoreError } from '../errors.js';
 import { findCustomers } from '../billing/customers/repository.js';
 import { announceCustomerState } from '../billing/customer-state/service.js';
@@ -145,12 +145,6 @@ async function customerOfSubject(db: Executor, organizationId: string, subject: 
 
 /** Customers refreshed by one run of the refresh job. */
 const REFRESH_BATCH = 50;
-/**
- * Customers refreshed in one transaction on SQLite: the one connection is held for a few customers at a time, not
- * for fifty (200 ms to over a second under ingest, every ingest and webhook delivery record waiting behind it), nor
- * for one (each transaction then waited for an ingest's turn, and a round of a hundred customers took seconds).
- */
-const REFRESHES_PER_TRANSACTION_SQLITE = 10;
 
 async function refreshSubject(trx: Knex.Transaction, clock: Clock, organizationId: string, subject: string): Promise<void> {
   const customer = await customerOfSubject(trx, organizationId, subject);
@@ -167,10 +161,11 @@ async function refreshSubject(trx: Knex.Transaction, clock: Clock, organizationI
 /**
  * The job that stores a customer's meters after an ingest or a credit, and announces the change. A run also takes
  * the organization's other refreshes due now (an ingest batch often touches many customers) instead of one claim
- * each (docs/performance.md, "Latency under ingest"). On SQLite a few customers share a transaction
- * (REFRESHES_PER_TRANSACTION_SQLITE); on PostgreSQL each has its own: a refresh locks a customer's usage rows meter
- * by meter, an ingest every customer's of one meter before the next meter's, and two customers' in one transaction
- * would deadlock with it.
+ * each (docs/performance.md, "Latency under ingest"). Each customer is refreshed in a transaction of its own. On
+ * SQLite, fifty in one held the one connection 200 ms to over a second under ingest, and ten in one still left
+ * customer.state_changed later than one each did, every ingest and webhook delivery record waiting behind them. On
+ * PostgreSQL a refresh locks a customer's usage rows meter by meter, an ingest every customer's of one meter before
+ * the next meter's, and two customers' in one transaction would deadlock with it.
  */
 export const meteringJobs: JobHandlers = {
   [CUSTOMER_REFRESH_JOB]: async ({ db, clock, claimedAtMs }, job) => {
@@ -180,12 +175,7 @@ export const meteringJobs: JobHandlers = {
     const more = await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs: claimedAtMs ?? clock.now().getTime(), limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
     const subjects = [job.subjectId, ...more.jobs.map((other) => other.subjectId)];
     try {
-      const together = dialectOf(db) === 'sqlite' ? REFRESHES_PER_TRANSACTION_SQLITE : 1;
-      for (let start = 0; start < subjects.length; start += together) {
-        await db.transaction(async (trx) => {
-          for (const subject of subjects.slice(start, start + together)) await refreshSubject(trx, clock, job.organizationId, subject);
-        });
-      }
+      for (const subject of subjects) await db.transaction((trx) => refreshSubject(trx, clock, job.organizationId, subject));
     } catch (error) {
       await finishClaimedJobs(db, more.token, 'failed');
       throw error;

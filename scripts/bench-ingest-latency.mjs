@@ -449,6 +449,10 @@ with its load average; absolute figures at such loads say little, the direction 
 | e911181 | postgres | 49 ms | 100 ms | 1,600, 3.8 s | 14 ms / 70 ms | 1.9 s; state_changed from the answer 3.3 s | 6.5 |
 | 18fcc6b | postgres | 48 ms | 81 ms | 1,205, 3.8 s | 18 ms / 64 ms | 2.8 s; state_changed from the answer 3.3 s | 5.8 |
 | e911181 | postgres | 109 ms | 167 ms | 1,000, 4.6 s | 26 ms / 135 ms | 3.5 s; state_changed from the answer 3.3 s | 7.1 |
+| both databases, 20 s (15:43-15:46): a977fd7 (one customer a transaction) | sqlite | 200 ms | 228 ms | 2,065, 3.7 s | 79 ms / 356 ms | 1.6 s; state_changed 4.9 s from the ingest sent (40 of 41 arrived), 3.5 s from the answer | 9.2 |
+| the same | postgres | 159 ms | 211 ms | 1,085, 4.9 s | 43 ms / 174 ms | 3.0 s; state_changed 9.0 s from the ingest sent (27 of 46 arrived), 2.9 s from the answer | 9.3 |
+| e911181, just after | sqlite | 76 ms | 78 ms | 2,705, 1.8 s | 38 ms / 80 ms | 1.2 s; state_changed 9.4 s from the ingest sent (22 of 41 arrived), 3.6 s from the answer | 9.0 |
+| the same | postgres | 97 ms | 169 ms | 880, 5.2 s | 25 ms / 92 ms | 3.9 s; state_changed 10 s from the ingest sent (18 of 44 arrived), 2.7 s from the answer | 9.1 |
 
 None of these pairs tells the changes apart at these loads: the figures of one commit vary between runs more than
 between commits (PostgreSQL ingest 615-1,600 events/s on e911181). What the changes do is shown by the handler's log

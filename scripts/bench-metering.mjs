@@ -7,7 +7,7 @@
 // concurrent clients. TILL_BENCH_SEED=raw skips the ingestion over HTTP: the events are inserted straight into the
 // table (tilld stopped), tilld builds the meters' rollups by its backfill, and only the quantities are measured; with
 // TILL_BENCH_EVENTS=10000000 it is the 10-million-event run of issue 21 (not part of npm run bench: it takes long).
-// TILL_BENCH_DIALECTS=sqlite|postgres runs one database. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
+// TILL_BENCH_RUNS (default 9) sets the runs each figure is the median of. TILL_BENCH_DIALECTS=sqlite|postgres runs one database. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
 // fresh database is created and dropped); skipped, and said so, when it cannot be reached.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -344,7 +344,8 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
     }
     const start = now - SPAN_DAYS * DAY;
     const end = now;
-    const runs = 9;
+    // TILL_BENCH_RUNS: runs a figure is the median of (9); at 10,000,000 events the hand-written SQL takes seconds a run.
+    const runs = Number(process.env.TILL_BENCH_RUNS || 9);
     const range = { start_timestamp: new Date(start).toISOString(), end_timestamp: new Date(end).toISOString() };
     // customers[0] has every 100th event: all named api_error (every 10th is), none the meters count.
     const customer = seeded.customers[1];
@@ -391,9 +392,9 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
     const agreement = Object.fromEntries(Object.keys(calls).map((key) => [key, Math.abs(calls[key].answer.total - sumOf(sql[key].rows)) < 1e-6 && sameBuckets(key)]));
     const agree = Object.values(agreement).every(Boolean);
     await daemonDb.destroy();
-    if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs };
+    if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs };
     const rawMs = await rawInsert(root, pg, pg ? { client: 'postgres', connectionString: databases.rawUrl } : { client: 'sqlite', filename: join(mkdtempSync(join(tmpdir(), 'till-bench-raw-')), 'raw.db') }, total, seeded.customers, seeded.organizationId, now);
-    return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs };
+    return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs };
   } finally {
     await stopDaemon(daemon);
     rmSync(dataDir, { recursive: true, force: true });
@@ -465,7 +466,7 @@ function section(results, { total, clients }) {
     }
     lines.push(
       ...(result.vacuumMs ? [`Before the quantities: \`VACUUM ANALYZE events\` (${ms(result.vacuumMs)}), what autovacuum does some time after a bulk load.`, ''] : []),
-      'Quantities, median of 9. Baseline: the faster of two hand-written forms (GROUP BY a bucket expression, or a',
+      `Quantities, median of ${result.runs}. Baseline: the faster of two hand-written forms (GROUP BY a bucket expression, or a`,
       "subquery per bucket), named in the table. \"In process\" is core's `meterQuantities` on the same database (the",
       'query Till compiles, no HTTP); "HTTP call" adds authentication, the meter lookup and the round trip.',
       `The floor under any HTTP call here, an authenticated \`GET /v1/meters/{id}\`: ${ms(result.floorMs)}; where the SQL takes less, 1.5× of it cannot be met over HTTP.`,

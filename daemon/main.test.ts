@@ -47,6 +47,26 @@ describe('the tilld process', () => {
     expect(result.stdout).toContain('"tilld stopped"');
   });
 
+  it('stops gracefully with exit code 0 on a SIGTERM that arrives while it is still starting', async () => {
+    const setup = await environment();
+    database = setup.database;
+    const child = execa('node', [tilld], { env: setup.env, reject: false });
+    // The migrations are logged before tilld listens: the signal arrives mid-start.
+    await new Promise<void>((resolve, reject) => {
+      let buffered = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        if (buffered.includes('"database migrated"')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`tilld exited early: ${buffered}`)));
+    });
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.signal).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('"tilld stopped"');
+  });
+
   it('applies migrations with `tilld migrate` and reports nothing left the second time', async () => {
     const setup = await environment();
     database = setup.database;

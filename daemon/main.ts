@@ -27,33 +27,45 @@ export async function main(argv: string[], env: Env): Promise<number> {
     .description('migrate the database and serve HTTP (the default)')
     .action(async () => {
       const config = loadConfig(env);
-      // On a terminal a person started it: one human line first (where to go), then the JSON logs, held until then.
-      const terminal = process.stdout.isTTY === true;
-      const held = terminal ? heldDestination(process.stdout) : undefined;
-      const logger = createLogger(config.logLevel, held?.stream);
-      let daemon;
+      // The stop signals are heard from the start: one that arrives while tilld migrates or starts its background work
+      // (after /healthz already answers) stops it once started, instead of reaching no listener of ours.
+      let requested: string | undefined;
+      let stopOn: ((signal: string) => void) | undefined;
+      const onTerm = () => (stopOn ? stopOn('SIGTERM') : (requested ??= 'SIGTERM'));
+      const onInt = () => (stopOn ? stopOn('SIGINT') : (requested ??= 'SIGINT'));
+      process.once('SIGTERM', onTerm);
+      process.once('SIGINT', onInt);
       try {
-        daemon = await startDaemon(config, logger);
+        // On a terminal a person started it: one human line first (where to go), then the JSON logs, held until then.
+        const terminal = process.stdout.isTTY === true;
+        const held = terminal ? heldDestination(process.stdout) : undefined;
+        const logger = createLogger(config.logLevel, held?.stream);
+        let daemon;
+        try {
+          daemon = await startDaemon(config, logger);
+        } finally {
+          if (held && !daemon) held.release();
+        }
+        if (held && !requested) {
+          const line = await bannerLine(daemon.db, daemon.url, daemon.baseUrl).catch(() => `tilld is listening on ${daemon.url} (JSON logs follow)`);
+          process.stdout.write(`${line}\n`);
+        }
+        held?.release();
+        await new Promise<void>((resolve) => {
+          stopOn = (signal: string) => {
+            logger.info({ signal }, 'shutting down');
+            daemon.stop().then(resolve, (err) => {
+              logger.error({ err }, 'shutdown failed');
+              exitCode = 1;
+              resolve();
+            });
+          };
+          if (requested) stopOn(requested);
+        });
       } finally {
-        if (held && !daemon) held.release();
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
       }
-      if (held) {
-        const line = await bannerLine(daemon.db, daemon.url, daemon.baseUrl).catch(() => `tilld is listening on ${daemon.url} (JSON logs follow)`);
-        process.stdout.write(`${line}\n`);
-        held.release();
-      }
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          logger.info({ signal }, 'shutting down');
-          daemon.stop().then(resolve, (err) => {
-            logger.error({ err }, 'shutdown failed');
-            exitCode = 1;
-            resolve();
-          });
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
     });
 
   program

@@ -17,8 +17,10 @@ const UNBUNDLED = ['better-sqlite3', 'pdfkit', 'sqlite3', 'mysql', 'mysql2', 'ma
 
 /**
  * Runs the bundle (CommonJS) through vm.Script with V8's code cache kept beside it: a start then skips compiling
- * what earlier starts compiled. The cache is written on SIGTERM when there was none (buildTilld stops a first
- * daemon so), and V8 ignores a cache that does not match the file or the Node version.
+ * what earlier starts compiled. The cache is written as the process exits when there was none (buildTilld stops a
+ * first daemon gracefully), and V8 ignores a cache that does not match the file or the Node version. It is written on
+ * 'exit' rather than on SIGTERM: a SIGTERM listener of the loader's own would keep a signal that arrives before
+ * tilld listens for it from ending the process, and the test waiting for that process would wait forever.
  */
 const LOADER = `'use strict';
 const fs = require('node:fs');
@@ -33,7 +35,7 @@ try {
 } catch {}
 const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 if (!cachedData || script.cachedDataRejected) {
-  process.once('SIGTERM', () => {
+  process.once('exit', () => {
     const temp = cacheFile + '.' + process.pid;
     try {
       fs.writeFileSync(temp, script.createCachedData());
@@ -99,6 +101,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** How long a graceful stop may take (tilld's own grace for open connections is 10 s). */
+const STOP_TIMEOUT_MS = 60_000;
+
 export interface SpawnedDaemon {
   url: string;
   child: ChildProcess;
@@ -143,5 +148,16 @@ export async function spawnTilld(bin: string, env: Record<string, string>, optio
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url, child, output: () => output, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  // A graceful stop that does not end is a bug to report with what tilld printed, not a test left waiting for ever.
+  const stop = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<'stuck'>((resolve) => (timer = setTimeout(() => resolve('stuck'), STOP_TIMEOUT_MS)));
+    const ended = await Promise.race([signal('SIGTERM'), stuck]);
+    clearTimeout(timer);
+    if (ended === 'stuck') {
+      await signal('SIGKILL');
+      throw new Error(`tilld did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM: ${output}`);
+    }
+  };
+  return { url, child, output: () => output, kill: () => signal('SIGKILL'), stop };
 }

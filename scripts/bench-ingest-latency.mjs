@@ -81,7 +81,9 @@ async function probeWorker({ url, token, productId, freshCustomer, countMeter, r
         const event = JSON.parse(Buffer.concat(chunks).toString());
         if (event.type !== 'customer.state_changed' || event.data?.id !== freshCustomer) return;
         const meter = event.data.active_meters?.find((m) => m.meter_id === countMeter);
-        if (meter) arrivals.push({ at, units: meter.consumed_units });
+        // The envelope's timestamp is when the refresh put the event in the outbox: the arrival minus it is the wait
+        // for delivery, the rest the wait for the refresh (the two clocks are the same machine's).
+        if (meter) arrivals.push({ at, units: meter.consumed_units, outboxMs: Date.now() - Date.parse(event.timestamp) });
       } catch {}
     });
   });
@@ -98,7 +100,7 @@ async function probeWorker({ url, token, productId, freshCustomer, countMeter, r
 
   /** Probes until told to stop; answers latencies in ms (a failure or a time-out counts as GIVE_UP_MS). */
   const runPhase = (freshness) => {
-    const state = { healthz: [], product: [], failures: 0, meter: [], webhook: [], meterAfter: [], webhookAfter: [], pending: [], stopped: false };
+    const state = { healthz: [], product: [], failures: 0, meter: [], webhook: [], meterAfter: [], webhookAfter: [], webhookOutbox: [], pending: [], stopped: false };
     const timed = async (into, send) => {
       const started = performance.now();
       try {
@@ -152,6 +154,7 @@ async function probeWorker({ url, token, productId, freshCustomer, countMeter, r
               if (arrival) {
                 // An arrival before the answer reached the probe counts as 0 after it.
                 if ((await answer)?.status === 200) state.webhookAfter.push(Math.max(0, arrival.at - answered));
+                state.webhookOutbox.push(Math.max(0, arrival.outboxMs));
                 return void state.webhook.push(arrival.at - started);
               }
               if (performance.now() - started > GIVE_UP_MS) return void state.webhook.push(GIVE_UP_MS);
@@ -167,7 +170,7 @@ async function probeWorker({ url, token, productId, freshCustomer, countMeter, r
       clearInterval(product);
       clearInterval(fresh);
       await Promise.all(state.pending);
-      return { healthz: summary(state.healthz), product: summary(state.product), meter: summary(state.meter), webhook: summary(state.webhook), meterAfter: summary(state.meterAfter), webhookAfter: summary(state.webhookAfter), failures: state.failures };
+      return { healthz: summary(state.healthz), product: summary(state.product), meter: summary(state.meter), webhook: summary(state.webhook), meterAfter: summary(state.meterAfter), webhookAfter: summary(state.webhookAfter), webhookOutbox: summary(state.webhookOutbox), failures: state.failures };
     };
   };
 
@@ -346,6 +349,7 @@ function section(results, { clients, seconds }) {
       `| ${r.dialect} | \`customer.state_changed\` (${r.loaded.webhook.n}) | | ${three(r.loaded.webhook)} | p99 < 1 s | ${met(r.loaded.webhook.p99 < 1000)} |`,
       `| ${r.dialect} | the same two from the ingest's answer: meter fresh (${r.loaded.meterAfter.n}) | | ${three(r.loaded.meterAfter)} | | |`,
       `| ${r.dialect} | … \`customer.state_changed\` (${r.loaded.webhookAfter.n}) | | ${three(r.loaded.webhookAfter)} | | |`,
+      `| ${r.dialect} | … of which in the outbox, written → arrived (${r.loaded.webhookOutbox.n}) | | ${three(r.loaded.webhookOutbox)} | | |`,
     );
     if (r.idle.failures || r.loaded.failures) lines.push(`| ${r.dialect} | probes failed or timed out | ${r.idle.failures} | **${r.loaded.failures}** | none | **missed** |`);
   }

@@ -5,7 +5,7 @@ import { createDatabase, dialectOf, type Database } from '../core/db/database.js
 import { migrateToLatest } from '../core/db/migrate.js';
 import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
-import { createApp } from './app.js';
+import { createRequestListener } from './app.js';
 import { fewRequestsPerTurn } from './http/turns.js';
 import { localFileStorage } from '../core/billing/files/local-storage.js';
 import { clipped, type Logger } from './logger.js';
@@ -84,7 +84,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   // Discord and GitHub benefits: the adapters the grants' jobs call, and the OAuth apps customers connect through.
   configureBenefitIntegrations(config.benefits, config.secret);
   const loopDelay = config.debugLoopDelay ? startLoopDelayMonitor() : undefined;
-  const app = createApp({ loopDelay, db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
+  const app = createRequestListener({ loopDelay, db, auth, logger, baseUrl, version: tillVersion(), bodyLimit: config.bodyLimit, trustProxy: config.trustProxy, sessionFreshAge: config.session.freshAge, fileStorage: localFileStorage(join(config.dataDir, 'files')), maxFileSize: config.maxFileSize, webhooksAllowPrivate: config.webhooks.allowPrivate, payments, stripe, liveRequired: !config.sandbox.only, mailer });
   eventHub(db, config.listen);
   // A few requests started per event-loop turn, in arrival order: a saturated tilld still accepts new connections.
   server.on('request', fewRequestsPerTurn(app));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { loggablePath, type Logger } from '../logger.js';
 import { CLIENT_IP_HEADER } from '../../core/auth/auth.js';
@@ -14,38 +15,55 @@ declare module 'http' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The request's id: its X-Request-Id when sane, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
- * Gives every request an id (kept from X-Request-Id when sane), echoes it, and logs one line per response with it:
- * `request_id`, `req` (method, path as loggablePath shows it), `res` (status) and `responseTime` (ms), at info, or at
- * error with `err` for a 5xx. The line pino-http wrote, without its two child loggers a request: they cost more than
- * the line itself on a read (docs/performance.md, "Reads"); `req.log` makes its child only when something logs.
+ * Logs one line when the response ends (or fails, or its connection closes first): `request_id`, `req` (method,
+ * path), `res` (status) and `responseTime` (ms), at info, or at error with `err` for a 5xx. Answers a function that
+ * takes the listeners off again, for a request handed on unanswered (daemon/http/v1/hot-reads.ts).
+ */
+export function logWhenDone(logger: Logger, req: IncomingMessage, res: ServerResponse, id: string, path: string): () => void {
+  const started = Date.now();
+  const detach = () => {
+    res.off('close', done);
+    res.off('finish', done);
+    res.off('error', done);
+  };
+  const done = (error?: unknown) => {
+    detach();
+    const responseTime = Date.now() - started;
+    const line = { request_id: id, req: { method: req.method, path }, res: { status: res.statusCode } };
+    if (error instanceof Error || res.statusCode >= 500) {
+      const err = error instanceof Error ? error : new Error(`failed with status code ${res.statusCode}`);
+      logger.error({ ...line, err, responseTime }, 'request errored');
+    } else {
+      logger.info({ ...line, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+    }
+  };
+  res.on('close', done);
+  res.on('finish', done);
+  res.on('error', done);
+  return detach;
+}
+
+/**
+ * Gives every request an id (kept from X-Request-Id when sane), echoes it, and logs one line per response with it
+ * (logWhenDone), with the path as loggablePath shows it. The line pino-http wrote, without its two child loggers a
+ * request: they cost more than the line itself on a read (docs/performance.md, "Reads"); `req.log` makes its child
+ * only when something logs.
  */
 export function requestLogging(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdOf(req);
     res.setHeader('X-Request-Id', id);
     req.id = id;
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', { configurable: true, get: () => (child ??= logger.child({ request_id: id })) });
-    const started = Date.now();
-    const path = loggablePath(req.originalUrl);
-    const done = (error?: unknown) => {
-      res.off('close', done);
-      res.off('finish', done);
-      res.off('error', done);
-      const responseTime = Date.now() - started;
-      const line = { request_id: id, req: { method: req.method, path }, res: { status: res.statusCode } };
-      if (error instanceof Error || res.statusCode >= 500) {
-        const err = error instanceof Error ? error : new Error(`failed with status code ${res.statusCode}`);
-        logger.error({ ...line, err, responseTime }, 'request errored');
-      } else {
-        logger.info({ ...line, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
-      }
-    };
-    res.on('close', done);
-    res.on('finish', done);
-    res.on('error', done);
+    logWhenDone(logger, req, res, id, loggablePath(req.originalUrl));
     next();
   };
 }

@@ -124,7 +124,7 @@ export function targetOrganization(principal: Principal, requested: string | nul
 }
 
 /** What a seller route's context holds for `customer`: nobody (a handler of a non-portal route never reads it). */
-const NO_CUSTOMER: CustomerPrincipal = { sessionId: '', organizationId: '', customerId: '', expiresAt: new Date(0), returnUrl: null };
+export const NO_CUSTOMER: CustomerPrincipal = { sessionId: '', organizationId: '', customerId: '', expiresAt: new Date(0), returnUrl: null };
 
 /** `/v1/products` of `/v1/products/:id`: the first two segments, when both are plain words (lower case, as Express matches). */
 const GROUP = /^\/([a-z0-9_-]+)\/([a-z0-9_-]+)(?=\/|$)/;

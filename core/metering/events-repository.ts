@@ -7,6 +7,7 @@ import type { SortCriterion } from '../billing/shared/query.js';
 import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
 import { compileFilter } from './compile.js';
 import type { EventMetadata, Filter, StoredEvent } from './schema.js';
+import type { Statement } from './partials.js';
 
 const TABLE = 'events';
 const COLUMNS = ['id', 'organization_id', 'name', 'source', 'timestamp_ms', 'ingested_ms', 'customer_id', 'external_customer_id', 'external_id', 'parent_id', 'metadata'] as const;
@@ -250,9 +251,14 @@ export const CUSTOMER_REFRESH_JOB = 'metering.refresh_customer';
  */
 export async function markCustomersDirty(trx: Executor, organizationId: string, subjects: readonly string[], runAt: Date): Promise<void> {
   if (subjects.length === 0) return;
+  if (dialectOf(trx) === 'postgres') {
+    const upsert = dirtyCustomersUpsertPg(organizationId, subjects, runAt)!;
+    await trx.raw(upsert.sql, upsert.bindings);
+    wakeJobRunnerOnCommit(trx, runAt.getTime());
+    return;
+  }
   const created = toDbTime(new Date());
-  // Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
-  const rows = [...subjects].sort().map((subject) => ({
+  const rows = sortedSubjects(subjects).map((subject) => ({
     id: newId(),
     organization_id: organizationId,
     kind: CUSTOMER_REFRESH_JOB,
@@ -269,11 +275,29 @@ export async function markCustomersDirty(trx: Executor, organizationId: string, 
     await trx('jobs')
       .insert(rows.slice(start, start + ROWS_PER_INSERT))
       .onConflict(['kind', 'subject_id'])
-      .merge({
-        run_at_ms: trx.raw('case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end'),
-        locked_by: null,
-        locked_until_ms: null,
-      });
+      .merge({ run_at_ms: trx.raw(KEEP_EARLIER_RUN_AT), locked_by: null, locked_until_ms: null });
   }
   wakeJobRunnerOnCommit(trx, runAt.getTime());
+}
+
+const KEEP_EARLIER_RUN_AT = 'case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end';
+
+// Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
+const sortedSubjects = (subjects: readonly string[]) => [...subjects].sort();
+
+/**
+ * PostgreSQL: markCustomersDirty's upsert as one statement over arrays of ids and subjects, for a step of the
+ * ingest's WITH (`where` goes on its SELECT); the caller wakes the runner (wakeJobRunnerOnCommit). Undefined when
+ * no subjects.
+ */
+export function dirtyCustomersUpsertPg(organizationId: string, subjects: readonly string[], runAt: Date, where = ''): Statement | undefined {
+  if (subjects.length === 0) return undefined;
+  const sorted = sortedSubjects(subjects);
+  return {
+    sql:
+      'insert into jobs (id, organization_id, kind, subject_id, run_at_ms, attempts, locked_by, locked_until_ms, last_error, created_at) ' +
+      `select s.id, ?, ?, s.subject_id, ?::bigint, 0, null, null, null, ?::timestamptz from unnest(?::text[], ?::text[]) as s(id, subject_id) ${where} ` +
+      `on conflict (kind, subject_id) do update set run_at_ms = ${KEEP_EARLIER_RUN_AT}, locked_by = null, locked_until_ms = null`,
+    bindings: [organizationId, CUSTOMER_REFRESH_JOB, runAt.getTime(), toDbTime(new Date()), sorted.map(() => newId()), sorted] as unknown as Knex.RawBinding[],
+  };
 }

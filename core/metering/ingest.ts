@@ -5,7 +5,7 @@ import { transactionGate } from '../db/gate.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
 import { noteFirstUserEvents } from '../billing/customers/repository.js';
-import { findEventKeys, insertEvents, markCustomersDirty } from './events-repository.js';
+import { findEventKeys, insertEvents } from './events-repository.js';
 import { recordIngested } from './ingested.js';
 import { lockMetering } from './rollups.js';
 import type { EventMetadata, StoredEvent } from './schema.js';
@@ -204,11 +204,7 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     const inserted = new Set(await insertEvents(trx, events));
     const fresh = inserted.size === events.length ? events : events.filter((event) => inserted.has(event.id));
     await noteFirstUserEvents(trx, organizationId, events);
-    const touched = await recordIngested(trx, organizationId, fresh);
-    const subjects = [...touched.customerIds, ...touched.unknownExternalIds.map((external) => `${organizationId}:${external}`)];
-    // The customers' usage is up to date with this commit (reads answer it at once); a job due now stores their
-    // meters and announces customer.state_changed (ingests arriving while it is pending share it).
-    await markCustomersDirty(trx, organizationId, subjects, now);
+    await recordIngested(trx, organizationId, fresh, now);
     return { inserted: inserted.size, duplicates: events.length - inserted.size };
   }));
 }

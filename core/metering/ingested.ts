@@ -1,7 +1,10 @@
-import type { Executor } from '../db/database.js';
-import { mergePartials, isPartialMeter, partialsOfEvents, type Partial } from './partials.js';
-import { addUsage } from './usage.js';
-import { addRollups, readyMeters, rollupRows, unknownCustomerKey } from './rollups.js';
+import type { Knex } from 'knex';
+import { dialectOf, type Executor } from '../db/database.js';
+import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
+import { dirtyCustomersUpsertPg, markCustomersDirty } from './events-repository.js';
+import { mergePartials, isPartialMeter, partialsOfEvents, type Partial, type Statement } from './partials.js';
+import { addUsage, usageUpsertPg } from './usage.js';
+import { addRollups, readyMeters, rollupRows, rollupsUpsertPg, unknownCustomerKey } from './rollups.js';
 import type { Meter, StoredEvent } from './schema.js';
 import { organizationMeters } from './meters-repository.js';
 
@@ -14,10 +17,11 @@ export interface Touched {
 /**
  * In the ingest's transaction, after its events are inserted: adds the batch's partials to each meter's figures
  * (every meter of the organization but unique ones, archived ones too so that unarchiving finds them whole), by
- * customer. An event sent with an external id counts for the customer holding that external id now; an event of
- * no known customer is left to the customer's creation (which rebuilds its figures from the events).
+ * customer, and marks the customers it touched for a refresh due at `dirtyAt` (markCustomersDirty). An event sent
+ * with an external id counts for the customer holding that external id now; an event of no known customer is left
+ * to the customer's creation (which rebuilds its figures from the events).
  */
-export async function recordIngested(trx: Executor, organizationId: string, events: readonly StoredEvent[]): Promise<Touched> {
+export async function recordIngested(trx: Executor, organizationId: string, events: readonly StoredEvent[], dirtyAt: Date): Promise<Touched> {
   const externals = [...new Set(events.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
   const byExternal = new Map<string, string>();
   if (externals.length) {
@@ -52,7 +56,42 @@ export async function recordIngested(trx: Executor, organizationId: string, even
     // A meter still being backfilled takes these events in with the rest (they come after its cursor).
     if (ready.has(meter.id)) rollups.set(meter.id, rollupRows(groups, (g) => customerOf(g.customerId, g.externalCustomerId) ?? unknownCustomerKey(g.externalCustomerId!)));
   }
+  const result = { customerIds: [...touched], unknownExternalIds };
+  // The customers' usage is up to date with this commit (reads answer it at once); a job due now stores their
+  // meters and announces customer.state_changed (ingests arriving while it is pending share it).
+  const subjects = [...result.customerIds, ...unknownExternalIds.map((external) => `${organizationId}:${external}`)];
+  if (dialectOf(trx) === 'postgres') {
+    await writeAsOneStatement(trx, [
+      (where) => usageUpsertPg(organizationId, usage, where),
+      (where) => rollupsUpsertPg(rollups, where),
+      (where) => dirtyCustomersUpsertPg(organizationId, subjects, dirtyAt, where),
+    ]);
+    if (subjects.length) wakeJobRunnerOnCommit(trx, dirtyAt.getTime());
+    return result;
+  }
   await addUsage(trx, organizationId, usage);
   await addRollups(trx, rollups);
-  return { customerIds: [...touched], unknownExternalIds };
+  await markCustomersDirty(trx, organizationId, subjects, dirtyAt);
+  return result;
+}
+
+/**
+ * PostgreSQL: the batch's writes to rows other ingests also write (usage rows, rollups, refresh jobs) as one
+ * statement, the last before COMMIT. Each such row stays locked from its write to the commit, and concurrent ingests
+ * of the same customers queue on those locks: as three statements, the locks were held across three round trips to
+ * a busy daemon. The steps run in the order given (each waits for the previous one's rows: its SELECT reads the
+ * count of them), so rows are still locked usage first, then rollups, then jobs, each in its sorted order.
+ */
+async function writeAsOneStatement(trx: Executor, steps: ((where: string) => Statement | undefined)[]): Promise<void> {
+  const parts: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  for (const step of steps) {
+    const previous = parts.length ? `w${parts.length - 1}` : undefined;
+    const statement = step(previous ? `where (select count(*) from ${previous}) >= 0` : '');
+    if (!statement) continue;
+    parts.push(`w${parts.length} as (${statement.sql} returning 1)`);
+    bindings.push(...statement.bindings);
+  }
+  if (parts.length === 0) return;
+  await trx.raw(`with ${parts.join(', ')} select count(*) from w${parts.length - 1}`, bindings);
 }

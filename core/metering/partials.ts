@@ -146,22 +146,66 @@ export async function partialsOfEvents(db: Executor, meters: readonly Meter[], i
   return byMeter;
 }
 
+/** The columns of the partial tables (customer_meter_usage, meter_rollups) as PostgreSQL types, for their arrays. */
+const PG_TYPES: Record<string, string> = {
+  meter_id: 'text',
+  customer_id: 'text',
+  customer_key: 'text',
+  organization_id: 'text',
+  since_ms: 'bigint',
+  hour_ms: 'bigint',
+  events: 'bigint',
+  numbers: 'bigint',
+  total: 'double precision',
+  smallest: 'double precision',
+  largest: 'double precision',
+  pending: 'integer',
+};
+
+const mergeOf = (t: string) => ({
+  events: `${t}.events + excluded.events`,
+  numbers: `${t}.numbers + excluded.numbers`,
+  total: `${t}.total + excluded.total`,
+  smallest: `case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`,
+  largest: `case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`,
+});
+
+/** A statement's SQL with its bindings (which may be arrays, for PostgreSQL's unnest). */
+export interface Statement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/**
+ * PostgreSQL: the upsert of addPartialRows as one statement whatever the number of rows, each column one array
+ * parameter unnested (rows inserted, and so locked, in the order given). `where` (e.g. a condition on an earlier
+ * step of a WITH) goes on its SELECT.
+ */
+export function partialRowsUpsertPg(table: string, conflict: string[], rows: readonly Record<string, unknown>[], where = ''): Statement {
+  const columns = Object.keys(rows[0]!);
+  return {
+    sql:
+      `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((column) => `?::${PG_TYPES[column]}[]`).join(', ')}) ${where} ` +
+      `on conflict (${conflict.join(', ')}) do update set ${Object.entries(mergeOf(table)).map(([column, value]) => `${column} = ${value}`).join(', ')}`,
+    bindings: columns.map((column) => rows.map((row) => row[column])) as unknown as Knex.RawBinding[],
+  };
+}
+
 /**
  * Adds partials to the stored rows of `table` keyed by `conflict` (inserted when new): counts and totals summed, the
  * smallest and largest kept. On SQLite in a transaction, one prepared upsert run per row (runEachRowPrepared: a
- * multi-row INSERT there is a compound SELECT, whose parsing cost more than the upserts); otherwise multi-row INSERTs
- * of at most ROWS_PER_INSERT rows.
+ * multi-row INSERT there is a compound SELECT, whose parsing cost more than the upserts); on PostgreSQL one
+ * statement over arrays (partialRowsUpsertPg); otherwise multi-row INSERTs of at most ROWS_PER_INSERT rows.
  */
 export async function addPartialRows(trx: Executor, table: string, conflict: string[], rows: Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
+  if (dialectOf(trx) === 'postgres') {
+    const upsert = partialRowsUpsertPg(table, conflict, rows);
+    await trx.raw(upsert.sql, upsert.bindings);
+    return;
+  }
   const t = table;
-  const merge = {
-    events: `${t}.events + excluded.events`,
-    numbers: `${t}.numbers + excluded.numbers`,
-    total: `${t}.total + excluded.total`,
-    smallest: `case when excluded.smallest is null then ${t}.smallest when ${t}.smallest is null or excluded.smallest < ${t}.smallest then excluded.smallest else ${t}.smallest end`,
-    largest: `case when excluded.largest is null then ${t}.largest when ${t}.largest is null or excluded.largest > ${t}.largest then excluded.largest else ${t}.largest end`,
-  };
+  const merge = mergeOf(t);
   const columns = Object.keys(rows[0]!);
   const upsert =
     `insert into ${t} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) ` +

@@ -3,7 +3,7 @@ import { newId, toDbTime } from '../db/columns.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { ROWS_PER_INSERT } from '../db/sql.js';
 import { scheduleJob, wakeJobRunnerOnCommit, type JobHandlers } from '../jobs/jobs.js';
-import { addPartialRows, partialsOfEvents, type GroupedPartial, type Partial, mergePartials, isPartialMeter } from './partials.js';
+import { addPartialRows, partialRowsUpsertPg, partialsOfEvents, type GroupedPartial, type Partial, type Statement, mergePartials, isPartialMeter } from './partials.js';
 import { findMetersByIds } from './meters-repository.js';
 import type { Meter } from './schema.js';
 
@@ -45,6 +45,18 @@ export async function readyMeters(db: Executor, meterIds: readonly string[]): Pr
 
 /** Adds partials to meters' rollups, by meter, customer key and hour. */
 export async function addRollups(trx: Executor, rows: ReadonlyMap<string, ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>>): Promise<void> {
+  await addPartialRows(trx, TABLE, ROLLUP_KEY, rollupValues(rows));
+}
+
+const ROLLUP_KEY = ['meter_id', 'customer_key', 'hour_ms'];
+
+/** PostgreSQL: addRollups as one statement, for a step of the ingest's WITH (partialRowsUpsertPg); undefined when no rows. */
+export function rollupsUpsertPg(rows: ReadonlyMap<string, ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>>, where = ''): Statement | undefined {
+  const values = rollupValues(rows);
+  return values.length ? partialRowsUpsertPg(TABLE, ROLLUP_KEY, values, where) : undefined;
+}
+
+function rollupValues(rows: ReadonlyMap<string, ReadonlyMap<string, { key: string; hourMs: number; partial: Partial }>>): Record<string, unknown>[] {
   const values: Record<string, unknown>[] = [];
   // In a fixed order, meters as given (the organization's, oldest first) and then by key and hour: two ingests
   // locking the same rows in different orders would deadlock on PostgreSQL.
@@ -54,7 +66,7 @@ export async function addRollups(trx: Executor, rows: ReadonlyMap<string, Readon
       values.push({ meter_id: meterId, customer_key: key, hour_ms: hourMs, events: partial.events, numbers: partial.numbers, total: partial.total, smallest: partial.smallest, largest: partial.largest });
     }
   }
-  await addPartialRows(trx, TABLE, ['meter_id', 'customer_key', 'hour_ms'], values);
+  return values;
 }
 
 /** Groups partials into rollup rows: each group under its customer's key and under everyone's. */

@@ -4,7 +4,7 @@ import { dialectOf, type Executor } from '../db/database.js';
 import { ROWS_PER_INSERT } from '../db/sql.js';
 import { compileFilter } from './compile.js';
 import { read } from '../db/read.js';
-import { addPartialRows, partialColumns, toPartial, type Partial } from './partials.js';
+import { addPartialRows, partialColumns, partialRowsUpsertPg, toPartial, type Partial, type Statement } from './partials.js';
 import type { Meter } from './schema.js';
 
 /**
@@ -24,6 +24,18 @@ const toUsage = (row: Record<string, unknown>): Usage => ({ partial: toPartial(r
 
 /** Adds an ingested batch's partials, one per meter and customer. A row created here has no baseline yet: it is pending. */
 export async function addUsage(trx: Executor, organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>): Promise<void> {
+  await addPartialRows(trx, TABLE, USAGE_KEY, usageRows(organizationId, deltas));
+}
+
+const USAGE_KEY = ['meter_id', 'customer_id'];
+
+/** PostgreSQL: addUsage as one statement, for a step of the ingest's WITH (partialRowsUpsertPg); undefined when no rows. */
+export function usageUpsertPg(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>, where = ''): Statement | undefined {
+  const rows = usageRows(organizationId, deltas);
+  return rows.length ? partialRowsUpsertPg(TABLE, USAGE_KEY, rows, where) : undefined;
+}
+
+function usageRows(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   // In a fixed order, meters as given (the organization's, oldest first, as a refresh takes them) and customers
   // sorted: two transactions locking the same rows in different orders would deadlock on PostgreSQL.
@@ -32,7 +44,7 @@ export async function addUsage(trx: Executor, organizationId: string, deltas: Re
       rows.push({ meter_id: meterId, customer_id: customerId, organization_id: organizationId, since_ms: 0, events: p.events, numbers: p.numbers, total: p.total, smallest: p.smallest, largest: p.largest, pending: 1 });
     }
   }
-  await addPartialRows(trx, TABLE, ['meter_id', 'customer_id'], rows);
+  return rows;
 }
 
 export async function findUsage(db: Executor, meterId: string, customerId: string): Promise<Usage | undefined> {

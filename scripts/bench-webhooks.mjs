@@ -3,7 +3,9 @@
 // the same receiver answering POSTs sent one at a time over one kept-alive connection from this process: the most a
 // strictly ordered, one-at-a-time delivery to one endpoint could do here.
 // `scripts/bench.mjs` calls benchWebhooks() and puts its section in docs/performance.md; `node scripts/bench-webhooks.mjs
-// [--quick]` runs it alone and prints the section.
+// [--quick]` runs it alone and prints the section; TILL_BENCH_DIALECTS=sqlite|postgres runs one database, and
+// TILL_BENCH_POSTGRES_URL names the PostgreSQL server (postgres://postgres@127.0.0.1:5432/postgres). scripts/ab-webhooks.mjs
+// runs the throughput of several builds side by side.
 import { randomUUID } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import { Agent } from 'node:http';
@@ -20,7 +22,7 @@ const percentile = (xs, p) => {
 const ms = (x) => `${x.toFixed(1)} ms`;
 
 /** A local endpoint: answers 204 at once and records when each event arrived, per path, in arrival order. */
-async function startReceiver() {
+export async function startReceiver() {
   const arrivals = new Map(); // path -> [{ id, at }]
   const seen = new Map(); // webhook-id -> first arrival time
   const server = createServer((req, res) => {
@@ -64,7 +66,7 @@ async function baselineRate(url, count) {
 const startDaemon = (root, env) =>
   startTilld(root, { env: { TILL_LOG_LEVEL: 'info', TILL_RATE_LIMIT: 'off', TILL_SECRET: SECRET, TILL_WEBHOOKS_ALLOW_PRIVATE: '1', ...env } });
 
-async function seed(url) {
+export async function seed(url) {
   const { session, organizationId } = await signUpSeller(url);
   return { token: session, organizationId };
 }
@@ -100,7 +102,7 @@ async function latency(url, seeded, receiver, count) {
  * process), to `endpoints` endpoints; the rate is deliveries between the first and the last arrival. Checks that
  * every endpoint got every event, in commit order.
  */
-async function throughput(root, url, seeded, receiver, dbConfig, endpoints, count, label) {
+export async function throughput(root, url, seeded, receiver, dbConfig, endpoints, count, label) {
   const paths = [];
   for (let e = 0; e < endpoints; e++) {
     const path = `/${label}-${e}`;
@@ -166,7 +168,8 @@ export async function benchWebhooks({ root, quick }) {
   const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const load = loadavg().map((x) => x.toFixed(2)).join(', ');
   const rows = [];
-  for (const dialect of ['sqlite', 'postgres']) {
+  const only = process.env.TILL_BENCH_DIALECTS ? process.env.TILL_BENCH_DIALECTS.split(',') : ['sqlite', 'postgres'];
+  for (const dialect of only) {
     const r = await runOn(root, dialect, pgUrl, quick);
     if (!r) {
       rows.push(`| ${dialect} | skipped: ${pgUrl} not reachable | | | |`);

@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import { dialectOf, type Database } from '../db/database.js';
 import { renderPayload } from './formats.js';
 import {
-  claimDueDelivery,
   countFailedEvent,
   disableEndpoint,
   endpointsOf,
@@ -11,11 +10,11 @@ import {
   markFannedOut,
   organizationNames,
   queueEndpointEvents,
+  recordSucceeded,
   resetFailures,
   settleEndpointEvent,
   skipPendingEvents,
   tryFanOutLock,
-  releaseClaim,
   type ClaimedDelivery,
 } from './repository.js';
 import { sendWebhook, type SendResult } from './send.js';
@@ -104,26 +103,40 @@ export interface MadeAttempt {
 }
 
 /**
- * Records an attempt and moves the event on, in one transaction: succeeded; pending again after the backoff;
- * or failed after the last attempt, which lengthens the endpoint's run of failed events and, at the limit,
- * disables the endpoint and marks its pending events skipped. The attempt row is written even when the claim
- * was lost meanwhile (the request did go out); the event's state is then left to the claim's new holder.
- */
-export async function recordAttempt(db: Database, clock: Clock, claimed: ClaimedDelivery, result: SendResult, settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome> {
-  return (await recordAttempts(db, [{ claimed, result, at: clock.now() }], settings))[0];
-}
-
-/**
- * Records attempts made one after another to one endpoint (a claimed run), in one transaction: one commit for
- * many deliveries instead of one each. Answers each attempt's outcome, in order.
+ * Records attempts made one after another to one endpoint (a claimed run) and moves their events on: succeeded;
+ * pending again after the backoff; or failed after the last attempt, which lengthens the endpoint's run of failed
+ * events and, at the limit, disables the endpoint and marks its pending events skipped. An attempt row is written
+ * even when the claim was lost meanwhile (the request did go out); the event's state is then left to the claim's new
+ * holder. All in one transaction, and the attempts that succeeded (a run's, up to the one that did not) in one
+ * statement: on PostgreSQL a run of successes is that one statement alone, one commit for many deliveries. Answers
+ * each attempt's outcome, in order.
  */
 export async function recordAttempts(db: Database, made: readonly MadeAttempt[], settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome[]> {
   if (!made.length) return [];
-  return db.transaction(async (trx) => {
-    const outcomes: AttemptOutcome[] = [];
-    for (const attempt of made) outcomes.push(await recordOne(trx, attempt, settings));
+  const firstFailed = made.findIndex((attempt) => !attempt.result.succeeded);
+  const succeeded = firstFailed === -1 ? made : made.slice(0, firstFailed);
+  const rest = firstFailed === -1 ? [] : made.slice(firstFailed);
+  const write = async (trx: Database): Promise<AttemptOutcome[]> => {
+    const settled = await recordSucceeded(
+      trx,
+      succeeded.map(({ claimed: { event, endpoint, token }, result, at }) => ({
+        rowId: event.rowId,
+        token,
+        eventId: event.id,
+        endpointId: endpoint.id,
+        organizationId: event.organizationId,
+        attempt: event.attempts + 1,
+        httpCode: result.httpCode,
+        response: result.response,
+        durationMs: result.durationMs,
+        at,
+      })),
+    );
+    const outcomes: AttemptOutcome[] = succeeded.map(({ claimed }) => (settled.has(claimed.event.rowId) ? 'succeeded' : 'lost'));
+    for (const attempt of rest) outcomes.push(await recordOne(trx, attempt, settings));
     return outcomes;
-  });
+  };
+  return !rest.length && dialectOf(db) === 'postgres' ? write(db) : db.transaction(write);
 }
 
 async function recordOne(trx: Database, { claimed, result, at: now }: MadeAttempt, settings: Pick<DeliverySettings, 'retryBaseMs'>): Promise<AttemptOutcome> {
@@ -164,18 +177,3 @@ async function recordOne(trx: Database, { claimed, result, at: now }: MadeAttemp
  * time limit plus 5 s, room enough to send and record it.
  */
 export const leaseMs = (settings: Pick<DeliverySettings, 'timeoutMs'>) => settings.timeoutMs * 2 + 5000;
-
-/**
- * Claims, sends and records one due attempt; undefined when nothing is due. When `signal` aborts mid-send
- * (the daemon is stopping) the claim is released unrecorded, and the event goes out again from the next start.
- */
-export async function deliverNext(db: Database, clock: Clock, settings: DeliverySettings, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
-  const claimed = await claimDueDelivery(db, clock.now().getTime(), leaseMs(settings));
-  if (!claimed) return undefined;
-  const result = await attempt(claimed, clock, settings, signal);
-  if (signal?.aborted) {
-    await releaseClaim(db, claimed.event.rowId, claimed.token);
-    return 'lost';
-  }
-  return recordAttempt(db, clock, claimed, result, settings);
-}

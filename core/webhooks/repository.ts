@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { dialectOf, type Executor } from '../db/database.js';
 import { fromDbBool, fromDbInt, fromDbJson, fromDbTime, fromDbTimeOrNull, newId, toDbJson, toDbTime, toDbTimeOrNull } from '../db/columns.js';
-import { escapeLike } from '../db/sql.js';
+import { escapeLike, runEachRowPrepared } from '../db/sql.js';
 import { offsetOf, type Page, type PageQuery } from '../billing/shared/pagination.js';
 import type { EventPayload, WebhookEventType } from './outbox.js';
 import type { EndpointEvent, EndpointEventStatus, WebhookDelivery, WebhookEndpoint, WebhookFormat } from './schema.js';
@@ -196,50 +196,37 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims the next attempt that is due: the earliest pending event of an enabled endpoint whose turn it is (no
- * earlier event of that endpoint still pending, so each endpoint gets its events in order, one at a time).
- * On PostgreSQL the row is taken FOR UPDATE SKIP LOCKED, so two daemons never claim the same attempt; the
- * claim then holds for `leaseMs`, after which a worker that died mid-send is replaced.
+ * Claims a run of due attempts of one endpoint, in event order. Its head is the earliest pending event of an enabled
+ * endpoint (`endpointId`: of that endpoint only) when it is due and unclaimed, so each endpoint gets its events in
+ * order, one at a time; of several endpoints', the head due first. After it come up to `max − 1` more pending events
+ * of the same endpoint that are due and were never tried (a retrying event stops the run: its turn comes at its own
+ * time). They share one claim token and lease; the caller sends them one after another and releases the rest when one
+ * fails. Nobody else can take any of them meanwhile: the head is claimed, and the others are behind it in their
+ * endpoint's queue. On PostgreSQL the head is taken FOR UPDATE SKIP LOCKED, so two daemons never claim the same
+ * attempt; the claim then holds for `leaseMs`, after which a worker that died mid-send is replaced.
+ *
+ * The head is found endpoint by endpoint (each one's first pending event by the queue index), not by checking every
+ * pending event for an earlier one: that was a probe per pending event, 2,000 probes a claim for a burst of 2,000.
  */
-export async function claimDueDelivery(db: Knex, nowMs: number, leaseMs: number): Promise<ClaimedDelivery | undefined> {
-  return (await claimDueRun(db, nowMs, leaseMs, 1))[0];
-}
-
-/**
- * Claims a run of due attempts of one endpoint, in event order: the attempt claimDueDelivery would take, and after
- * it up to `max − 1` more pending events of the same endpoint that are due and were never tried (a retrying event
- * stops the run: its turn comes at its own time). They share one claim token and lease; the caller sends them one
- * after another and releases the rest when one fails. Nobody else can take any of them meanwhile: the first is
- * claimed, and the others are behind it in their endpoint's queue.
- */
-export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max: number): Promise<ClaimedDelivery[]> {
+export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max: number, endpointId?: string): Promise<ClaimedDelivery[]> {
   return db.transaction(async (trx) => {
-    const query = trx(QUEUE)
-      .join(`${ENDPOINTS} as e`, 'e.id', `${QUEUE}.endpoint_id`)
-      .select(`${QUEUE}.*`)
-      .where(`${QUEUE}.status`, 'pending')
-      .where(`${QUEUE}.next_attempt_at_ms`, '<=', nowMs)
-      .where((q) => q.whereNull(`${QUEUE}.locked_until_ms`).orWhere(`${QUEUE}.locked_until_ms`, '<', nowMs))
-      .where('e.enabled', true)
-      .whereNull('e.deleted_at')
-      .whereNotExists((q) =>
-        q
-          .select(trx.raw('1'))
-          .from(`${QUEUE} as earlier`)
-          .whereRaw(`earlier.endpoint_id = ${QUEUE}.endpoint_id`)
-          .where('earlier.status', 'pending')
-          .whereRaw(`earlier.event_seq < ${QUEUE}.event_seq`),
-      )
-      .orderBy([{ column: `${QUEUE}.next_attempt_at_ms` }, { column: `${QUEUE}.event_seq` }])
-      .first();
-    if (dialectOf(trx) === 'postgres') query.forUpdate(QUEUE).skipLocked();
-    const head = await query;
+    const pg = dialectOf(trx) === 'postgres';
+    const heads = await trx.raw(
+      `select q.* from ${ENDPOINTS} e
+       join ${QUEUE} q on q.id = (select h.id from ${QUEUE} h where h.endpoint_id = e.id and h.status = 'pending' order by h.event_seq limit 1)
+       where e.enabled = ${pg ? 'true' : '1'} and e.deleted_at is null${endpointId ? ' and e.id = ?' : ''}
+         and q.next_attempt_at_ms <= ? and (q.locked_until_ms is null or q.locked_until_ms < ?)
+       order by q.next_attempt_at_ms, q.event_seq
+       limit 1${pg ? ' for update of q skip locked' : ''}`,
+      [...(endpointId ? [endpointId] : []), nowMs, nowMs],
+    );
+    const head = (pg ? heads.rows : heads)[0] as Record<string, unknown> | undefined;
     if (!head) return [];
     const rest =
       max > 1
         ? await trx(QUEUE)
             .where({ endpoint_id: head.endpoint_id, status: 'pending' })
-            .where('event_seq', '>', head.event_seq)
+            .where('event_seq', '>', head.event_seq as number)
             .orderBy('event_seq')
             .limit(max - 1)
         : [];
@@ -259,11 +246,6 @@ export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max:
 /** Lets go of every claim (SQLite at start-up: one daemon per file, so a claim left behind is a dead one's). */
 export async function releaseAllClaims(db: Executor): Promise<number> {
   return db(QUEUE).whereNotNull('locked_by').where({ status: 'pending' }).update({ locked_by: null, locked_until_ms: null });
-}
-
-/** Lets go of one claim without recording an attempt (the daemon is stopping mid-send). */
-export async function releaseClaim(db: Executor, rowId: string, token: string): Promise<void> {
-  await releaseClaims(db, [rowId], token);
 }
 
 /** Lets go of the untried rest of a claimed run (one of them failed, or the daemon is stopping). */
@@ -290,6 +272,92 @@ export async function insertDelivery(
     duration_ms: delivery.durationMs,
     created_at: toDbTime(delivery.createdAt),
   });
+}
+
+/** An attempt that succeeded, to record: the claimed event's row, the claim's token, and what the endpoint answered. */
+export interface SucceededAttempt {
+  rowId: string;
+  token: string;
+  eventId: string;
+  endpointId: string;
+  organizationId: string;
+  /** The event's attempts with this one. */
+  attempt: number;
+  httpCode: number | null;
+  response: string | null;
+  durationMs: number;
+  at: Date;
+}
+
+/**
+ * Records attempts that succeeded: a delivery row for each; each event settled as succeeded, guarded by its claim as
+ * settleEndpointEvent is; the run of failed events of each endpoint that had one settled reset. Answers the rows
+ * settled (the others' claims were lost meanwhile: their new holders settle them). On PostgreSQL one statement for
+ * them all, atomic on its own (no transaction to open and commit around it); on SQLite, call it in a transaction.
+ */
+export async function recordSucceeded(trx: Executor, attempts: readonly SucceededAttempt[]): Promise<Set<string>> {
+  if (!attempts.length) return new Set();
+  const deliveryIds = attempts.map(() => newId());
+  if (dialectOf(trx) === 'postgres') {
+    const column = (pick: (a: SucceededAttempt) => unknown): Knex.Value => attempts.map(pick) as Knex.Value;
+    const result = await trx.raw(
+      `with v as (
+         select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::bigint[])
+           as v(delivery_id, row_id, token, event_id, endpoint_id, organization_id, attempt, http_code, response, duration_ms, at, at_ms)
+       ), settled as (
+         update ${QUEUE} q set status = 'succeeded', attempts = v.attempt, next_attempt_at_ms = v.at_ms, last_http_code = v.http_code,
+           locked_by = null, locked_until_ms = null, modified_at = v.at
+         from v where q.id = v.row_id and q.locked_by = v.token and q.status = 'pending'
+         returning q.id, q.endpoint_id
+       ), delivered as (
+         insert into ${DELIVERIES} (id, endpoint_id, endpoint_event_id, event_id, organization_id, attempt, succeeded, http_code, response, duration_ms, created_at)
+         select delivery_id, endpoint_id, row_id, event_id, organization_id, attempt, true, http_code, response, duration_ms, at from v
+       ), reset as (
+         update ${ENDPOINTS} set consecutive_failures = 0 where id in (select endpoint_id from settled) and consecutive_failures > 0
+       )
+       select id from settled`,
+      [
+        deliveryIds,
+        column((a) => a.rowId),
+        column((a) => a.token),
+        column((a) => a.eventId),
+        column((a) => a.endpointId),
+        column((a) => a.organizationId),
+        column((a) => a.attempt),
+        column((a) => a.httpCode),
+        column((a) => a.response),
+        column((a) => a.durationMs),
+        column((a) => a.at),
+        column((a) => a.at.getTime()),
+      ],
+    );
+    return new Set((result.rows as { id: string }[]).map((row) => row.id));
+  }
+  const deliveryRows = attempts.map((a, i) => [deliveryIds[i], a.endpointId, a.rowId, a.eventId, a.organizationId, a.attempt, 1, a.httpCode, a.response, a.durationMs, toDbTime(a.at)]);
+  const settleRows = attempts.map((a) => [a.attempt, a.at.getTime(), a.httpCode, toDbTime(a.at), a.rowId, a.token]);
+  const inserted = await runEachRowPrepared(
+    trx,
+    `insert into ${DELIVERIES} (id, endpoint_id, endpoint_event_id, event_id, organization_id, attempt, succeeded, http_code, response, duration_ms, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    deliveryRows,
+  );
+  let changes: number[];
+  if (inserted) {
+    changes = (await runEachRowPrepared(
+      trx,
+      `update ${QUEUE} set status = 'succeeded', attempts = ?, next_attempt_at_ms = ?, last_http_code = ?, locked_by = null, locked_until_ms = null, modified_at = ? where id = ? and locked_by = ? and status = 'pending'`,
+      settleRows,
+    ))!;
+  } else {
+    changes = [];
+    for (const a of attempts) {
+      await insertDelivery(trx, { endpointId: a.endpointId, endpointEventId: a.rowId, eventId: a.eventId, organizationId: a.organizationId, attempt: a.attempt, succeeded: true, httpCode: a.httpCode, response: a.response, durationMs: a.durationMs, createdAt: a.at });
+      const settled = await settleEndpointEvent(trx, { rowId: a.rowId, token: a.token }, { status: 'succeeded', attempts: a.attempt, nextAttemptAtMs: a.at.getTime(), lastHttpCode: a.httpCode, at: a.at });
+      changes.push(settled ? 1 : 0);
+    }
+  }
+  const settled = attempts.filter((_, i) => changes[i]! > 0);
+  for (const endpointId of new Set(settled.map((a) => a.endpointId))) await resetFailures(trx, endpointId);
+  return new Set(settled.map((a) => a.rowId));
 }
 
 /**

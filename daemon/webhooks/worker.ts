@@ -59,48 +59,74 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
 
   /**
    * Sends a claimed run of one endpoint's events in order. Answers are recorded together, every RECORD_EVERY
-   * attempts or RECORD_AFTER_MS (one commit for many deliveries); a daemon killed before it records them sends
-   * them again from its next start, which at-least-once delivery allows. The first attempt that does not succeed
-   * (or a stop) ends the run, and the claims of the untried rest are released for their turn.
+   * attempts or RECORD_AFTER_MS (one commit for many deliveries), while the next events go out: a batch is written
+   * in the background, one at a time, and sending waits for it only when another batch is already full. A daemon
+   * killed before it records them sends them again from its next start, which at-least-once delivery allows. The
+   * first attempt that does not succeed (or a stop, or a claim found lost) ends the run once everything made is
+   * recorded, and the claims of the untried rest are released for their turn.
    */
   async function send(run: ClaimedDelivery[]): Promise<void> {
     const started = performance.now();
     let made: MadeAttempt[] = [];
     let since = started;
-    const record = async () => {
-      const outcomes = await recordAttempts(db, made, options);
-      outcomes.forEach((outcome, i) => {
-        if (outcome !== 'disabled') return;
-        const { endpoint } = made[i].claimed;
-        logger.warn({ component: 'webhooks', endpoint: endpoint.id, organization: endpoint.organizationId }, 'webhook endpoint disabled after repeated failures');
-      });
+    let recording: Promise<void> | undefined;
+    let recordError: unknown;
+    // An outcome other than success was recorded (a claim lost, or the run's failure): the run ends.
+    let ended = false;
+    const record = async (batch: MadeAttempt[]) => {
+      try {
+        const outcomes = await recordAttempts(db, batch, options);
+        outcomes.forEach((outcome, i) => {
+          if (outcome === 'succeeded') return;
+          ended = true;
+          if (outcome !== 'disabled') return;
+          const { endpoint } = batch[i].claimed;
+          logger.warn({ component: 'webhooks', endpoint: endpoint.id, organization: endpoint.organizationId }, 'webhook endpoint disabled after repeated failures');
+        });
+      } catch (err) {
+        recordError ??= err;
+      }
+    };
+    const startRecording = () => {
+      const batch = made;
       made = [];
       since = performance.now();
-      return outcomes.every((outcome) => outcome === 'succeeded');
+      recording = record(batch).finally(() => {
+        recording = undefined;
+      });
+    };
+    // Waits for the batch in flight and records the rest; a batch that could not be recorded fails the run (its
+    // claims lapse, and its events go out again after the lease).
+    const finish = async () => {
+      await recording;
+      if (made.length && recordError === undefined) await record(made);
+      if (recordError !== undefined) throw recordError;
     };
     const release = (from: number) => releaseClaims(db, run.slice(from).map((c) => c.event.rowId), run[0].token);
     for (let i = 0; i < run.length; i++) {
       // The run shares one lease (leaseMs: twice the attempt limit and more): start an attempt only while it can end within it.
-      if (i > 0 && (stopped || performance.now() - started > options.timeoutMs)) {
-        await record();
+      if (i > 0 && (stopped || ended || recordError !== undefined || performance.now() - started > options.timeoutMs)) {
+        await finish();
         return release(i);
       }
       const claimed = run[i];
       const result = await attempt(claimed, clock, options, abort.signal);
       if (abort.signal.aborted) {
-        await record();
+        await finish();
         return release(i);
       }
       made.push({ claimed, result, at: clock.now() });
       if (!result.succeeded) {
-        await record();
+        await finish();
         return release(i + 1);
       }
       if (made.length >= RECORD_EVERY || performance.now() - since >= RECORD_AFTER_MS) {
-        if (!(await record())) return release(i + 1);
+        // One batch in flight at a time; the next fills meanwhile and waits for it only once full.
+        if (recording && made.length >= RECORD_EVERY) await recording;
+        if (!recording) startRecording();
       }
     }
-    await record();
+    await finish();
   }
 
   /** Claims runs of due attempts until `concurrency` endpoints are being sent to or nothing is due; sends run in the background. */

@@ -16,6 +16,7 @@ import { customerUsage } from './quantities.js';
 import { findUsage, invalidateUsage, rebuildUsage } from './usage.js';
 import { METER_CREDITED, METER_RESET, type CustomerMeter, type Meter } from './schema.js';
 import { read } from '../db/read.js';
+import { compiledRead } from '../db/compiled-read.js';
 
 const TABLE = 'customer_meters';
 /** The meter-credit ledger the benefit-grants domain writes (migration 0016). */
@@ -272,9 +273,14 @@ export async function getCustomerMeter(db: Database, readable: ReadonlySet<strin
   return view;
 }
 
+// Compiled once: every customer state read runs it (docs/performance.md, "Reads").
+const liveMeterRows = compiledRead<Record<string, unknown>[], [string]>((db, customerId) =>
+  db(`${TABLE} as cm`).join('meters as m', 'm.id', 'cm.meter_id').where('cm.customer_id', customerId).whereNull('m.archived_at').select('cm.*').orderBy('cm.created_at'),
+);
+
 /** A customer's meters on live meters, fresh: what customer state lists as active_meters. */
 export async function activeCustomerMeters(db: Executor, customerId: string): Promise<CustomerMeter[]> {
-  const rows = (await read<Record<string, unknown>[]>(db(`${TABLE} as cm`).join('meters as m', 'm.id', 'cm.meter_id').where('cm.customer_id', customerId).whereNull('m.archived_at').select('cm.*').orderBy('cm.created_at'))).map(toCustomerMeter);
+  const rows = (await liveMeterRows(db, customerId)).map(toCustomerMeter);
   return (await views(db, rows)).map((view) => view.customerMeter);
 }
 

@@ -66,7 +66,7 @@ export async function organizationMeters(db: Executor, organizationId: string): 
 }
 
 export async function activeMeters(db: Executor, organizationId: string): Promise<Meter[]> {
-  return (await db(TABLE).where({ organization_id: organizationId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toMeter);
+  return (await read<Record<string, unknown>[]>(db(TABLE).where({ organization_id: organizationId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }]))).map(toMeter);
 }
 
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', name: 'name' };

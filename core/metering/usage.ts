@@ -52,6 +52,13 @@ export async function findUsage(db: Executor, meterId: string, customerId: strin
   return row ? toUsage(row) : undefined;
 }
 
+/** Several customers' usage rows of several meters, keyed `meter id/customer id` (a refresh run's read). */
+export async function usageOfCustomers(db: Executor, meterIds: readonly string[], customerIds: readonly string[]): Promise<Map<string, Usage>> {
+  if (meterIds.length === 0 || customerIds.length === 0) return new Map();
+  const rows = await read<Record<string, unknown>[]>(db(TABLE).whereIn('meter_id', meterIds).whereIn('customer_id', customerIds));
+  return new Map(rows.map((row) => [`${row.meter_id}/${row.customer_id}`, toUsage(row)]));
+}
+
 /** The partial of a customer's events of a meter ingested from `sinceMs`: the events sent with its id or its external id. */
 export async function customerPartial(db: Executor, meter: Meter, customer: { id: string; externalId: string | null }, sinceMs: number): Promise<Partial> {
   const dialect = dialectOf(db);

@@ -5,6 +5,7 @@ import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { BenefitGrant } from './schema.js';
 import { compiledRead } from '../../db/compiled-read.js';
+import { read } from '../../db/read.js';
 
 type Executor = Knex | Knex.Transaction;
 const TABLE = 'benefit_grants';
@@ -112,6 +113,15 @@ export async function grantsOfBenefit(trx: Executor, benefitId: string): Promise
 /** A customer's grants that are in effect (granted, not revoked), oldest first. */
 export async function activeGrantsOf(db: Executor, customerId: string): Promise<BenefitGrant[]> {
   return (await grantsInEffect(db, customerId)).map(toGrant);
+}
+
+/** Several customers' grants in effect, each customer's oldest first (customer states read together). */
+export async function activeGrantsOfCustomers(db: Executor, customerIds: readonly string[]): Promise<Map<string, BenefitGrant[]>> {
+  const byCustomer = new Map<string, BenefitGrant[]>(customerIds.map((id) => [id, []]));
+  if (customerIds.length === 0) return byCustomer;
+  const rows = await read<Record<string, unknown>[]>(db(TABLE).whereIn('customer_id', [...new Set(customerIds)]).whereNotNull('granted_at').whereNull('revoked_at').orderBy([{ column: 'granted_at' }, { column: 'id' }]));
+  for (const row of rows) byCustomer.get(String(row.customer_id))?.push(toGrant(row));
+  return byCustomer;
 }
 
 const grantsInEffect = compiledRead<Record<string, unknown>[], [string]>((db, customerId) =>

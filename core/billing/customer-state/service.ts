@@ -4,12 +4,12 @@ import { dialectOf, type Database, type Executor } from '../../db/database.js';
 import { recordEvent } from '../../webhooks/outbox.js';
 import { activeCustomerMeters } from '../../metering/customer-meters.js';
 import { serializeCustomerStateMeter } from '../../metering/serialize.js';
-import { activeGrantsOf } from '../benefit-grants/repository.js';
+import { activeGrantsOf, activeGrantsOfCustomers } from '../benefit-grants/repository.js';
 import { findBenefits } from '../benefits/repository.js';
 import { findCustomers } from '../customers/repository.js';
 import type { Customer } from '../customers/schema.js';
 import { serializeCustomer } from '../customers/serialize.js';
-import { subscriptionsOfCustomer } from '../subscriptions/repository.js';
+import { subscriptionsOfCustomer, subscriptionsOfCustomers } from '../subscriptions/repository.js';
 import { ACTIVE_STATUSES, type Subscription } from '../subscriptions/schema.js';
 import type { BenefitGrant } from '../benefit-grants/schema.js';
 import type { Benefit } from '../benefits/schema.js';
@@ -119,4 +119,20 @@ export async function announceCustomerState(
   const customer = known?.customer ?? (await findCustomers(trx, { id: customerId }, [organizationId]))[0];
   if (!customer) return;
   await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data: await customerStateOf(trx, customer, known?.meters) });
+}
+
+/**
+ * announceCustomerState for several customers of one organization whose meters the caller has just stored (a metering
+ * refresh run): their subscriptions, grants and benefits read in one statement each instead of one set a customer.
+ */
+export async function announceCustomerStates(trx: Knex.Transaction, clock: Clock, organizationId: string, known: readonly { customer: Customer; meters: readonly CustomerMeter[] }[]): Promise<void> {
+  if (known.length === 0) return;
+  const ids = known.map(({ customer }) => customer.id);
+  const subscriptions = await subscriptionsOfCustomers(trx, ids, ACTIVE_STATUSES);
+  const grants = await activeGrantsOfCustomers(trx, ids);
+  const benefits = await findBenefits(trx, organizationId, [...new Set([...grants.values()].flatMap((list) => list.map((grant) => grant.benefitId)))]);
+  for (const { customer, meters } of known) {
+    const data = stateOf(customer, subscriptions.get(customer.id) ?? [], grants.get(customer.id) ?? [], benefits, meters);
+    await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data });
+  }
 }

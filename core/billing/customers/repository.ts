@@ -141,6 +141,12 @@ const liveCustomerById = compiledRead<Record<string, unknown>[], [string, readon
   db(TABLE).whereIn('organization_id', organizationIds).whereNull('deleted_at').where({ id }).orderBy('id').limit(2),
 );
 
+/** The live customers of an organization among these ids (a metering refresh run's), in id order. */
+export async function liveCustomersOf(db: Executor, organizationId: string, ids: readonly string[]): Promise<Customer[]> {
+  if (ids.length === 0) return [];
+  return (await read<Record<string, unknown>[]>(db(TABLE).where({ organization_id: organizationId }).whereNull('deleted_at').whereIn('id', [...new Set(ids)]).orderBy('id'))).map(toCustomer);
+}
+
 /** The live customer of the organization with this email (case-insensitive), if any. */
 export async function findCustomerByEmail(db: Executor, organizationId: string, email: string): Promise<Customer | undefined> {
   const row = await db(TABLE).where({ organization_id: organizationId, email_lower: email.toLowerCase() }).whereNull('deleted_at').first();

@@ -8,6 +8,7 @@ import type { SortCriterion } from '../shared/query.js';
 import type { Customer } from '../customers/schema.js';
 import type { CancellationReason, PendingItem, Subscription, SubscriptionInterval, SubscriptionStatus } from './schema.js';
 import { compiledRead } from '../../db/compiled-read.js';
+import { read } from '../../db/read.js';
 import { subscriptionScope, trackMetrics } from '../../metrics/rollups.js';
 
 const TABLE = 'subscriptions';
@@ -163,6 +164,16 @@ export async function subscriptionsOfCustomer(db: Executor, customerId: string, 
   const rows = await subscriptionsInStatuses(db, customerId, statuses);
   const prices = await priceIdsOf(db, rows.map((row) => row.id));
   return rows.map((row) => toSubscription(row, prices.get(row.id) ?? []));
+}
+
+/** Several customers' subscriptions in the given statuses, each customer's oldest first (customer states read together). */
+export async function subscriptionsOfCustomers(db: Executor, customerIds: readonly string[], statuses: readonly SubscriptionStatus[]): Promise<Map<string, Subscription[]>> {
+  const byCustomer = new Map<string, Subscription[]>(customerIds.map((id) => [id, []]));
+  if (customerIds.length === 0) return byCustomer;
+  const rows = await read<Record<string, any>[]>(db(TABLE).whereIn('customer_id', [...new Set(customerIds)]).whereIn('status', statuses).orderBy([{ column: 'created_at' }, { column: 'id' }]));
+  const prices = await priceIdsOf(db, rows.map((row) => row.id));
+  for (const row of rows) byCustomer.get(String(row.customer_id))?.push(toSubscription(row, prices.get(row.id) ?? []));
+  return byCustomer;
 }
 
 const subscriptionsInStatuses = compiledRead<Record<string, any>[], [string, readonly string[]]>((db, customerId, statuses) =>

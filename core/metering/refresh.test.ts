@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../../daemon/testing/daemon.js';
+import { createOrganization, polarSdk } from '../../daemon/testing/v1.js';
+import { signUp, type SignedIn } from '../../daemon/testing/auth-client.js';
+import { fixedClock } from '../clock.js';
+import { applyRefresh, planRefresh } from './customer-meters.js';
+import { refreshedCustomerMeter } from './testing.js';
+
+// A refresh run reads its customers' rows outside any transaction, then writes and announces the changed ones in one
+// (core/metering/customer-meters.ts, refreshCustomers).
+
+let daemon: TestDaemon;
+let owner: SignedIn;
+let organizationId: string;
+
+const sdk = () => polarSdk(daemon.url, owner.token);
+const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let attempt = 0; attempt < 300 && !done(value); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
+}
+
+/** Each customer.state_changed of these customers recorded so far: the customer and its units on `meterId`. */
+async function announcements(customers: readonly string[], meterId: string): Promise<{ customer: string; units: number | undefined }[]> {
+  const rows = await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' }).orderBy('seq');
+  return rows
+    .map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { meter_id: string; consumed_units: number }[] } })
+    .filter((payload) => customers.includes(payload.data.id))
+    .map((payload) => ({ customer: payload.data.id, units: payload.data.active_meters.find((m) => m.meter_id === meterId)?.consumed_units }));
+}
+
+/** Customers with a `sum(n)` meter of their own name, each with a first event whose refresh gave it whole usage and a stored row. */
+async function customersWithMeters(count: number, name: string): Promise<{ customers: string[]; meterId: string }> {
+  const customers: string[] = [];
+  for (let i = 0; i < count; i++) customers.push((await sdk().customers.create({ organizationId, email: `${unique(name)}@example.com` })).id);
+  const meter = await sdk().meters.create({ organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: name }] }, aggregation: { func: 'sum', property: 'n' } });
+  await sdk().events.ingest({ events: customers.map((customerId) => ({ name, customerId, metadata: { n: 1 } })) });
+  const stored = async () => (await daemon.db('customer_meters').where({ meter_id: meter.id })).filter((row) => Number(row.consumed_units) === 1).length;
+  expect(await until(stored, (n) => n === count)).toBe(count);
+  return { customers, meterId: meter.id };
+}
+
+beforeAll(async () => {
+  daemon = await startTestDaemon();
+  owner = await signUp(daemon.url, { name: 'Rhea Refresh' });
+  organizationId = await createOrganization(owner, 'Refresh Runs');
+});
+afterAll(async () => {
+  await daemon?.close();
+});
+
+describe("a refresh run's customers", () => {
+  it('are stored and announced once each with their new figures, and a customer whose meters did not change is not announced', async () => {
+    const { customers, meterId } = await customersWithMeters(6, 'together');
+    const before = (await announcements(customers, meterId)).length;
+
+    // Five customers use the meter again; the sixth sends an event no meter counts.
+    const [still, ...used] = customers;
+    await sdk().events.ingest({ events: [...used.map((customerId, i) => ({ name: 'together', customerId, metadata: { n: 10 + i } })), { name: 'unmetered', customerId: still!, metadata: { n: 5 } }] });
+
+    const stored = async () => new Map((await daemon.db('customer_meters').where({ meter_id: meterId })).map((row) => [String(row.customer_id), Number(row.consumed_units)]));
+    const expected = new Map([[still!, 1], ...used.map((customerId, i) => [customerId, 11 + i] as const)]);
+    expect(await until(stored, (rows) => used.every((id) => rows.get(id) === expected.get(id)))).toEqual(expected);
+    const after = await until(
+      async () => (await announcements(customers, meterId)).slice(before),
+      (list) => list.length >= used.length,
+    );
+    expect(after.map((a) => a.customer).sort()).toEqual([...used].sort());
+    for (const { customer, units } of after) expect(units).toBe(expected.get(customer));
+  });
+
+  it("are announced with each customer's state as GET /v1/customers/{id}/state reads it, subscriptions and benefits included", async () => {
+    const { customers, meterId } = await customersWithMeters(3, 'stated');
+    // Two of them subscribe to a free plan that grants a benefit; the third has neither.
+    const plan = await sdk().products.create({ organizationId, name: 'Free plan', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 0 }] });
+    const note = await sdk().benefits.create({ organizationId, type: 'custom', description: 'Community access', properties: { note: 'Join the forum' } });
+    await sdk().products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [note.id] } });
+    for (const customerId of customers.slice(0, 2)) await sdk().subscriptions.create({ productId: plan.id, customerId });
+    const granted = async () => (await daemon.db('benefit_grants').whereIn('customer_id', customers).whereNotNull('granted_at')).length;
+    expect(await until(granted, (n) => n === 2)).toBe(2);
+
+    await sdk().events.ingest({ events: customers.map((customerId) => ({ name: 'stated', customerId, metadata: { n: 8 } })) });
+    const last = async () => {
+      const rows = await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' }).orderBy('seq');
+      const byCustomer = new Map<string, { active_meters: { meter_id: string; consumed_units: number }[] }>();
+      for (const row of rows) {
+        const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { meter_id: string; consumed_units: number }[] } };
+        if (customers.includes(payload.data.id)) byCustomer.set(payload.data.id, payload.data);
+      }
+      return byCustomer;
+    };
+    const announced = await until(last, (states) => customers.every((id) => states.get(id)?.active_meters.find((m) => m.meter_id === meterId)?.consumed_units === 9));
+    for (const customerId of customers) {
+      const res = await fetch(`${daemon.url}/v1/customers/${customerId}/state`, { headers: { authorization: `Bearer ${owner.token}` } });
+      expect(res.status).toBe(200);
+      expect(announced.get(customerId)).toEqual(await res.json());
+    }
+    expect((announced.get(customers[0]!) as unknown as { active_subscriptions: unknown[]; granted_benefits: unknown[] }).active_subscriptions).toHaveLength(1);
+    expect((announced.get(customers[0]!) as unknown as { granted_benefits: unknown[] }).granted_benefits).toHaveLength(1);
+  });
+
+  it('leave a customer whose stored figures another refresh changed after they were read to a refresh of its own, and write the others', async () => {
+    const { customers, meterId } = await customersWithMeters(3, 'raced');
+    const [raced, ...others] = customers as [string, ...string[]];
+    // The background refreshes stop: this test runs the two steps of a run itself, with another refresh between them.
+    await daemon.stopBackground();
+    const before = (await announcements(customers, meterId)).length;
+    await sdk().events.ingest({ events: customers.map((customerId) => ({ name: 'raced', customerId, metadata: { n: 4 } })) });
+
+    const plan = await planRefresh(daemon.db, organizationId, customers);
+    expect(plan.alone).toEqual([]);
+    expect(plan.changed.map(({ customer }) => customer.id).sort()).toEqual([...customers].sort());
+    // Another daemon's refresh of one of them, between the read and the write.
+    await refreshedCustomerMeter(daemon.db, organizationId, raced, meterId);
+    const racedRow = await daemon.db('customer_meters').where({ customer_id: raced, meter_id: meterId }).first();
+
+    const left = await daemon.db.transaction((trx) => applyRefresh(trx, fixedClock(new Date()), plan.changed));
+
+    expect(left).toEqual([raced]);
+    expect(await daemon.db('customer_meters').where({ customer_id: raced, meter_id: meterId }).first()).toEqual(racedRow);
+    for (const customer of others) expect(Number((await daemon.db('customer_meters').where({ customer_id: customer, meter_id: meterId }).first()).consumed_units)).toBe(5);
+    const announced = (await announcements(customers, meterId)).slice(before);
+    expect(announced.map((a) => a.customer).sort()).toEqual([...others].sort());
+    for (const { units } of announced) expect(units).toBe(5);
+  });
+});

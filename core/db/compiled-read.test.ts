@@ -65,6 +65,26 @@ describe('compiledRead()', () => {
     expect(await one(test.db, 99)).toBeUndefined();
   });
 
+  it.runIf(!process.env.TILL_TEST_DATABASE_URL)('writes a constant limit (a first\'s) into the SQL it runs on SQLite, and answers the same', async () => {
+    const connection = (test.db.client as { pool: { free: { resource: { prepare(sql: string): unknown } }[] } }).pool.free[0]!.resource;
+    const prepare = connection.prepare;
+    const prepared: string[] = [];
+    connection.prepare = function (this: unknown, sql: string) {
+      prepared.push(sql);
+      return prepare.call(this, sql);
+    };
+    try {
+      const one = compiledRead<Record<string, unknown> | undefined, [string]>((db, name) => db('compiled_rows').where({ name }).first());
+      for (const name of ['Row 1', 'Row 4', 'Row 9']) expect(await one(test.db, name)).toEqual(await test.db('compiled_rows').where({ name }).first());
+      const two = compiledRead<Record<string, unknown>[], [string]>((db, tag) => db('compiled_rows').where({ tag }).orderBy('n').limit(2));
+      expect(await two(test.db, 'low')).toEqual(await test.db('compiled_rows').where({ tag: 'low' }).orderBy('n').limit(2));
+    } finally {
+      connection.prepare = prepare;
+    }
+    expect(prepared).toContain('select * from `compiled_rows` where `name` = ? limit 1');
+    expect(prepared).toContain('select * from `compiled_rows` where `tag` = ? order by `n` asc limit 2');
+  });
+
   it('still answers right when the build computes with an argument instead of passing it on', async () => {
     const lowered = compiledRead<Record<string, unknown>[], [string]>((db, name) => db('compiled_rows').where('name', `Row ${name.trim()}`));
     expect(await lowered(test.db, ' 2 ')).toEqual(await test.db('compiled_rows').where('name', 'Row 2'));

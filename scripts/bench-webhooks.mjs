@@ -78,19 +78,19 @@ const endpoint = (url, seeded, target) =>
  * Commit → delivered: customers created one at a time with a pause between (the worker is idle when each commits);
  * the time from sending the request (an upper bound on its commit) to the event's arrival.
  */
-async function latency(url, seeded, receiver, count) {
-  await endpoint(url, seeded, `${receiver.url}/latency`);
+export async function latency(url, seeded, receiver, count, path = '/latency') {
+  await endpoint(url, seeded, `${receiver.url}${path}`);
   const times = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     const { body } = await json(`${url}/v1/customers/`, { method: 'POST', body: JSON.stringify({ organization_id: seeded.organizationId, email: `l${i}-${randomUUID().slice(0, 6)}@bench.example` }) }, seeded.token);
     // The event's webhook-id is the outbox event's id, not the customer's: find the arrival by the customer id in the body.
     for (;;) {
-      const arrived = (receiver.arrivals.get('/latency') ?? []).length > i;
+      const arrived = (receiver.arrivals.get(path) ?? []).length > i;
       if (arrived) break;
       await wait(1);
     }
-    times.push(receiver.arrivals.get('/latency')[i].at - started);
+    times.push(receiver.arrivals.get(path)[i].at - started);
     void body;
     await wait(20);
   }

@@ -50,12 +50,15 @@ export function retryDelayMs(attempt: number, baseMs: number, random: () => numb
   return Math.round(delay * (0.8 + 0.4 * random()));
 }
 
+/** Outbox events one fan-out takes at most. */
+export const FAN_OUT_BATCH = 200;
+
 /**
  * Copies outbox events to the endpoints that take them (live, subscribed to the type, created no later than
  * the event), rendering each body in the endpoint's format, and marks the events fanned out — all in one
  * transaction, so a crash leaves an event either untouched or fully queued. Answers how many events it took.
  */
-export async function fanOutEvents(db: Database, clock: Clock, limit = 200): Promise<number> {
+export async function fanOutEvents(db: Database, clock: Clock, limit = FAN_OUT_BATCH): Promise<number> {
   return db.transaction(async (trx) => {
     if (!(await tryFanOutLock(trx))) return 0;
     const events = await lockUnfannedEvents(trx, limit);

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import { dialectOf, type Database } from '../../core/db/database.js';
-import { attempt, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
+import { attempt, FAN_OUT_BATCH, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
 import { onEventCommitted } from '../../core/webhooks/outbox.js';
 import { claimDueRun, releaseAllClaims, releaseClaims, type ClaimedDelivery } from '../../core/webhooks/repository.js';
 import type { Logger } from '../logger.js';
@@ -157,7 +157,9 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     again = false;
     scanning = (async () => {
       try {
-        while (!stopped && (await fanOutEvents(db, clock)) > 0);
+        // A fan-out that took less than a full batch left nothing behind (an event committed since wakes the worker
+        // again; another daemon's is found by the poll): a second one, in the way of the first delivery, would find nothing.
+        while (!stopped && (await fanOutEvents(db, clock)) >= FAN_OUT_BATCH);
       } catch (err) {
         fail(err, 'webhook fan-out failed');
       }

@@ -9,7 +9,8 @@ import { ROLLUP_BACKFILL_JOB } from '../core/metering/rollups.js';
 import { createTestDatabase, type TestDatabase } from '../core/testing/database.js';
 import { signUp } from './testing/auth-client.js';
 import { seededRandom } from './testing/fuzz.js';
-import { createOrganization, v1Request } from './testing/v1.js';
+import { createOrganization, v1Json, v1Request } from './testing/v1.js';
+import { waitFor } from './testing/poll.js';
 import { buildTilld, freePort, spawnTilld, type SpawnedDaemon } from './webhooks/spawn.js';
 
 // Issue 21: meters' rollups and customers' usage "survive a kill -9". tilld runs as a real process on a SQLite file
@@ -38,14 +39,6 @@ afterAll(async () => {
   if (bin) rmSync(dirname(dirname(bin)), { recursive: true, force: true });
 });
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 interface SentEvent {
   name: string;
   customer_id?: string;
@@ -69,12 +62,7 @@ describe('metering under SIGKILL', () => {
     daemon = await start();
     const owner = await signUp(daemon.url, { name: 'Mia Meter' });
     const organizationId = await createOrganization(owner, 'Crash Metering');
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await v1Request(daemon!.url, owner.token, method, path, body);
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
-    };
+    const api = (method: string, path: string, body?: unknown) => v1Json(daemon!.url, owner.token, method, path, body);
     const customers: { id: string; externalId: string }[] = [];
     for (let i = 0; i < 4; i++) {
       const externalId = `crash-${i}-${Math.random().toString(36).slice(2, 8)}`;
@@ -135,7 +123,7 @@ describe('metering under SIGKILL', () => {
         // Killed once the new meter's backfill has taken its first chunk in, if it is not through already.
         const meterId = await createMeter(`Late ${kill}`, kill % 4 === 0 ? { func: 'sum', property: 'units' } : { func: 'max', property: 'units' });
         meterIds.push(meterId);
-        await until('a backfill chunk', async () => {
+        await waitFor('a backfill chunk', async () => {
           const state = await db('meter_rollup_states').where({ meter_id: meterId }).first();
           return state?.status === 'ready' || state?.cursor != null;
         }, 60_000);
@@ -157,7 +145,7 @@ describe('metering under SIGKILL', () => {
     expect(unanswered).toEqual([]);
 
     // Every backfill finished and every customer refresh done.
-    await until('the rollups and customer meters to catch up', async () => {
+    await waitFor('the rollups and customer meters to catch up', async () => {
       const [states] = await db('meter_rollup_states').whereIn('meter_id', meterIds).where({ status: 'ready' }).count({ n: '*' });
       const [jobs] = await db('jobs').where({ organization_id: organizationId }).whereIn('kind', [CUSTOMER_REFRESH_JOB, ROLLUP_BACKFILL_JOB]).count({ n: '*' });
       return Number(states!.n) === meterIds.length && Number(jobs!.n) === 0;

@@ -9,7 +9,8 @@ import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.j
 import { createTestDatabase, type TestDatabase } from '../core/testing/database.js';
 import { STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
 import { signUp } from './testing/auth-client.js';
-import { createOrganization, v1Request } from './testing/v1.js';
+import { createOrganization, v1Json, v1Request } from './testing/v1.js';
+import { waitFor } from './testing/poll.js';
 import { buildTilld, freePort, spawnTilld, type SpawnedDaemon } from './webhooks/spawn.js';
 
 // Issue 16, "Crash safety, measured": tilld runs as a real process with a processor that answers slowly, and is
@@ -38,15 +39,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   if (bin) rmSync(dirname(dirname(bin)), { recursive: true, force: true });
 });
-
-/** Waits for `check` to hold (polling), or fails naming `what` and, when given, what `explain` finds. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, explain?: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${explain ? `: ${JSON.stringify(await explain(), null, 1)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(Math.random() * items.length)];
 
@@ -109,12 +101,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
   daemon = await start();
   const owner = await signUp(daemon.url, { name: 'Cass Crash' });
   const organizationId = await createOrganization(owner, 'Crash Payments');
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await v1Request(daemon!.url, owner.token, method, path, body);
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const api = (method: string, path: string, body?: unknown) => v1Json(daemon!.url, owner.token, method, path, body);
   if (processor.sandbox) await api('PATCH', `/organizations/${organizationId}/clock`, { sandbox: true });
   const item = await api('POST', '/products/', { organization_id: organizationId, name: 'Print', prices: [{ amount_type: 'fixed', price_amount: 2000 }] });
   const basic = await api('POST', '/products/', { organization_id: organizationId, name: 'Basic', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 1000 }] });
@@ -152,7 +139,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     if (renewals) {
       // What earlier kills left is settled first (within two hours on the clock), so the kill lands on a renewal's charge.
       await api('POST', `/organizations/${organizationId}/clock/advance`, { by: '+2h' });
-      await until('what the earlier kills left to settle', async () => {
+      await waitFor('what the earlier kills left to settle', async () => {
         const [payments] = await db('payments').where({ organization_id: organizationId, status: 'created' }).count({ n: '*' });
         const [refunds] = await db('refunds').where({ organization_id: organizationId, status: 'pending' }).whereNull('processor_refund_id').count({ n: '*' });
         return Number(payments.n) + Number(refunds.n) === 0;
@@ -176,7 +163,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     const settled = Promise.allSettled(work);
 
     // Kill while a processor call is in flight: its effect is in the processor's books, its answer not yet back.
-    const inFlight = await until('a processor call', async () => (await processor.calls()) >= before + processor.killAfterCalls, 30_000).then(
+    const inFlight = await waitFor('a processor call', async () => (await processor.calls()) >= before + processor.killAfterCalls, 30_000).then(
       () => true,
       () => false,
     );
@@ -200,7 +187,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     const [checkouts] = await db('checkouts').where({ organization_id: organizationId, status: 'confirmed' }).count({ n: '*' });
     return Number(payments.n) + Number(refunds.n) + Number(checkouts.n);
   };
-  await until(
+  await waitFor(
     'every payment, refund and checkout to settle',
     async () => {
       if ((await unfinished()) === 0) return true;

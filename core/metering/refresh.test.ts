@@ -5,6 +5,7 @@ import { signUp, type SignedIn } from '../../daemon/testing/auth-client.js';
 import { fixedClock } from '../clock.js';
 import { applyRefresh, planRefresh } from './customer-meters.js';
 import { refreshedCustomerMeter } from './testing.js';
+import { until } from '../../daemon/testing/poll.js';
 
 // A refresh run reads its customers' rows outside any transaction, then writes and announces the changed ones in one
 // (core/metering/customer-meters.ts, refreshCustomers).
@@ -16,14 +17,6 @@ let organizationId: string;
 const sdk = () => polarSdk(daemon.url, owner.token);
 const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 300 && !done(value); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
-}
 
 /** Each customer.state_changed of these customers recorded so far: the customer and its units on `meterId`. */
 async function announcements(customers: readonly string[], meterId: string): Promise<{ customer: string; units: number | undefined }[]> {
@@ -41,7 +34,7 @@ async function customersWithMeters(count: number, name: string): Promise<{ custo
   const meter = await sdk().meters.create({ organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: name }] }, aggregation: { func: 'sum', property: 'n' } });
   await sdk().events.ingest({ events: customers.map((customerId) => ({ name, customerId, metadata: { n: 1 } })) });
   const stored = async () => (await daemon.db('customer_meters').where({ meter_id: meter.id })).filter((row) => Number(row.consumed_units) === 1).length;
-  expect(await until(stored, (n) => n === count)).toBe(count);
+  expect(await until(stored, (n) => n === count, 'the first refresh')).toBe(count);
   return { customers, meterId: meter.id };
 }
 
@@ -65,10 +58,11 @@ describe("a refresh run's customers", () => {
 
     const stored = async () => new Map((await daemon.db('customer_meters').where({ meter_id: meterId })).map((row) => [String(row.customer_id), Number(row.consumed_units)]));
     const expected = new Map([[still!, 1], ...used.map((customerId, i) => [customerId, 11 + i] as const)]);
-    expect(await until(stored, (rows) => used.every((id) => rows.get(id) === expected.get(id)))).toEqual(expected);
+    expect(await until(stored, (rows) => used.every((id) => rows.get(id) === expected.get(id)), 'the new figures to be stored')).toEqual(expected);
     const after = await until(
       async () => (await announcements(customers, meterId)).slice(before),
       (list) => list.length >= used.length,
+      'the announcements',
     );
     expect(after.map((a) => a.customer).sort()).toEqual([...used].sort());
     for (const { customer, units } of after) expect(units).toBe(expected.get(customer));
@@ -82,7 +76,7 @@ describe("a refresh run's customers", () => {
     await sdk().products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [note.id] } });
     for (const customerId of customers.slice(0, 2)) await sdk().subscriptions.create({ productId: plan.id, customerId });
     const granted = async () => (await daemon.db('benefit_grants').whereIn('customer_id', customers).whereNotNull('granted_at')).length;
-    expect(await until(granted, (n) => n === 2)).toBe(2);
+    expect(await until(granted, (n) => n === 2, 'the grants')).toBe(2);
 
     await sdk().events.ingest({ events: customers.map((customerId) => ({ name: 'stated', customerId, metadata: { n: 8 } })) });
     const last = async () => {
@@ -94,7 +88,7 @@ describe("a refresh run's customers", () => {
       }
       return byCustomer;
     };
-    const announced = await until(last, (states) => customers.every((id) => states.get(id)?.active_meters.find((m) => m.meter_id === meterId)?.consumed_units === 9));
+    const announced = await until(last, (states) => customers.every((id) => states.get(id)?.active_meters.find((m) => m.meter_id === meterId)?.consumed_units === 9), 'the announced states');
     for (const customerId of customers) {
       const res = await fetch(`${daemon.url}/v1/customers/${customerId}/state`, { headers: { authorization: `Bearer ${owner.token}` } });
       expect(res.status).toBe(200);

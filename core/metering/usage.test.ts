@@ -8,6 +8,7 @@ import { quantityOf } from './partials.js';
 import { customerUsage } from './quantities.js';
 import { findUsage } from './usage.js';
 import type { Aggregation } from './schema.js';
+import { until } from '../../daemon/testing/poll.js';
 
 let daemon: TestDaemon;
 let owner: SignedIn;
@@ -16,15 +17,6 @@ let organizationId: string;
 const sdk = () => polarSdk(daemon.url, owner.token);
 const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 
-/** Polls `read` until `done` holds of its answer (the refresh job runs in the background), then answers it. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 300 && !done(value); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
-}
 
 beforeAll(async () => {
   daemon = await startTestDaemon();
@@ -53,7 +45,7 @@ describe("customers' usage kept by ingestion", () => {
       const rows = await daemon.db('customer_meter_usage').whereIn('meter_id', meterIds);
       return rows.length === meterIds.length * 2 && rows.every((row) => Number(row.pending) === 0);
     };
-    expect(await until(whole, Boolean)).toBe(true);
+    expect(await until(whole, Boolean, 'every usage row to have its baseline')).toBe(true);
 
     const random = seededRandom(21);
     const sent: string[] = [];
@@ -92,16 +84,16 @@ describe("customers' usage kept by ingestion", () => {
     const meter = await sdk().meters.create({ organizationId, name: 'Fresh', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'fresh' }] }, aggregation: { func: 'sum', property: 'n' } });
     await sdk().events.ingest({ events: [{ name: 'fresh', customerId: customer, metadata: { n: 2 } }] });
     const stored = async () => (await daemon.db('customer_meters').where({ customer_id: customer, meter_id: meter.id }).first()) as Record<string, unknown> | undefined;
-    expect(Number((await until(stored, (row) => Number(row?.consumed_units) === 2))?.consumed_units)).toBe(2);
+    expect(Number((await until(stored, (row) => Number(row?.consumed_units) === 2, 'the meter to be stored'))?.consumed_units)).toBe(2);
     const id = String((await stored())!.id);
 
     await sdk().events.ingest({ events: [{ name: 'fresh', customerId: customer, metadata: { n: 5 } }] });
     // The API answers from the usage rows the ingest itself updated.
     expect(await sdk().customerMeters.get({ id })).toMatchObject({ consumedUnits: 7, balance: -7 });
-    expect(Number((await until(stored, (row) => Number(row?.consumed_units) === 7))?.consumed_units)).toBe(7);
+    expect(Number((await until(stored, (row) => Number(row?.consumed_units) === 7, 'the second ingest to be stored'))?.consumed_units)).toBe(7);
     const announced = async () =>
       (await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' })).filter((row) => (typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload)).includes('"consumed_units":7'));
-    expect((await until(announced, (rows) => rows.length > 0)).length).toBeGreaterThan(0);
+    expect((await until(announced, (rows) => rows.length > 0, 'customer.state_changed')).length).toBeGreaterThan(0);
   });
 
   it("announces customer.state_changed with the customer's state as GET /v1/customers/{id}/state reads it", async () => {
@@ -115,7 +107,7 @@ describe("customers' usage kept by ingestion", () => {
       (await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' }).orderBy('seq'))
         .map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { consumed_units: number }[] } })
         .filter((payload) => payload.data.id === customer && payload.data.active_meters.some((meter) => meter.consumed_units === 7));
-    const [payload] = await until(announced, (payloads) => payloads.length > 0);
+    const [payload] = await until(announced, (payloads) => payloads.length > 0, 'customer.state_changed');
     expect(payload).toBeDefined();
     const res = await fetch(`${daemon.url}/v1/customers/${customer}/state`, { headers: { authorization: `Bearer ${owner.token}` } });
     expect(res.status).toBe(200);
@@ -132,7 +124,7 @@ describe("customers' usage kept by ingestion", () => {
     await sdk().events.ingest({ events: customers.flatMap((customerId, i) => [{ name: 'many', customerId, metadata: { n: i + 1 } }, { name: 'many', customerId, metadata: { n: 10 } }]) });
     const stored = async () => new Map((await daemon.db('customer_meters').where({ meter_id: meter.id })).map((row) => [String(row.customer_id), Number(row.consumed_units)]));
     const expected = new Map(customers.map((customerId, i) => [customerId, i + 11]));
-    expect(await until(stored, (rows) => customers.every((id) => rows.get(id) === expected.get(id)))).toEqual(expected);
+    expect(await until(stored, (rows) => customers.every((id) => rows.get(id) === expected.get(id)), "every customer's meter")).toEqual(expected);
     const announced = async () => {
       const seen = new Set<string>();
       for (const row of await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' })) {
@@ -141,7 +133,7 @@ describe("customers' usage kept by ingestion", () => {
       }
       return seen;
     };
-    expect([...(await until(announced, (seen) => seen.size === customers.length))].sort()).toEqual([...customers].sort());
+    expect([...(await until(announced, (seen) => seen.size === customers.length, "every customer's customer.state_changed"))].sort()).toEqual([...customers].sort());
   });
 
   it('counts the events sent with an external id before its customer existed, once a customer takes that external id', async () => {
@@ -151,7 +143,7 @@ describe("customers' usage kept by ingestion", () => {
     const customer = (await sdk().customers.create({ organizationId, email: `${unique('l')}@example.com`, externalId: external })).id;
     await sdk().events.ingest({ events: [{ name: 'early', customerId: customer }] });
     const list = async () => (await sdk().customerMeters.list({ customerId: customer, meterId: meter.id })).result.items;
-    expect(await until(list, (items) => items[0]?.consumedUnits === 4)).toMatchObject([{ consumedUnits: 4 }]);
+    expect(await until(list, (items) => items[0]?.consumedUnits === 4, 'the early events to count')).toMatchObject([{ consumedUnits: 4 }]);
     expect(await findUsage(daemon.db, meter.id, customer)).toMatchObject({ pending: false, partial: { events: 4 } });
   });
 });

@@ -11,6 +11,7 @@ import { signUp, type SignedIn } from '../testing/auth-client.js';
 import { grantForOrder, revokeForOrder, seedProductWithBenefits } from '../testing/benefit-grants.js';
 import { startTestDaemon, type TestDaemon } from '../testing/daemon.js';
 import { createOrganization, polarSdk, v1Request } from '../testing/v1.js';
+import { until } from '../testing/poll.js';
 
 // Discord and GitHub benefits that really grant: the customer connects an account from the portal through OAuth
 // (driven over HTTP through every redirect, against local fakes of GitHub and Discord), the grant's job gives access
@@ -29,16 +30,6 @@ let guildToken: string;
 const portal = () => new Polar({ serverURL: daemon.url });
 const sdk = () => polarSdk(daemon.url, owner.token);
 
-/** Polls until `read` answers something `done` accepts (the grant's job runs in the background). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const grantRow = async (id: string) => {
   const row = await daemon.db('benefit_grants').where({ id }).first();

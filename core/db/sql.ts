@@ -64,3 +64,34 @@ export function whereMetadata(query: Knex.QueryBuilder, column: string, pg: bool
  * `to_json(t)` keeps its type.
  */
 export const preparedOnPostgres = (name: string) => ({ name });
+
+interface PostgresConnection {
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+}
+interface PostgresClient {
+  positionBindings(sql: string): string;
+  acquireConnection(): Promise<PostgresConnection>;
+  releaseConnection(connection: PostgresConnection): Promise<unknown>;
+}
+
+/** Each prepared statement's SQL with PostgreSQL's placeholders ($1, $2…), by its name (which stands for one SQL text). */
+const positionalSql = new Map<string, string>();
+
+/**
+ * The rows of a named, prepared statement on PostgreSQL (preparedOnPostgres), `?` placeholders as in knex.raw. Outside
+ * a transaction it runs on a connection of knex's pool, without knex's raw builder and runner: they turned the `?`s
+ * of the whole SQL text into `$n` on every call and cost about as much as node-pg's own work on the hot reads
+ * (docs/performance.md, "Reads"); the conversion is now made once a statement. In a transaction, through knex.
+ */
+export async function preparedRowsOnPostgres(db: Executor, name: string, sql: string, bindings: readonly Knex.RawBinding[]): Promise<Record<string, any>[]> {
+  if ((db as Knex.Transaction).isTransaction) return ((await db.raw(sql, bindings).options(preparedOnPostgres(name))) as { rows: Record<string, any>[] }).rows;
+  const client = db.client as unknown as PostgresClient;
+  let text = positionalSql.get(name);
+  if (text === undefined) positionalSql.set(name, (text = client.positionBindings(sql)));
+  const connection = await client.acquireConnection();
+  try {
+    return (await connection.query({ name, text, values: bindings })).rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}

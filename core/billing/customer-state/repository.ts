@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Executor } from '../../db/database.js';
-import { preparedOnPostgres } from '../../db/sql.js';
+import { preparedRowsOnPostgres } from '../../db/sql.js';
 import { toGrant } from '../benefit-grants/repository.js';
 import type { BenefitGrant } from '../benefit-grants/schema.js';
 import { toBenefit } from '../benefits/repository.js';
@@ -39,7 +38,9 @@ export async function customerStateRowsOnPostgres(db: Executor, customerId: stri
   const organizations = [...organizationIds];
   if (organizations.length === 0) return undefined;
   const statuses = [...ACTIVE_STATUSES];
-  const result = await (db as Knex).raw(
+  const [row] = await preparedRowsOnPostgres(
+    db,
+    `till_customer_state_rows_${organizations.length}`,
     `select to_json(c) as customer_row,
       ${jsonRows(
         `select s.*, coalesce((select json_agg(sp.price_id order by sp.position) from subscription_prices sp where sp.subscription_id = s.id), '[]') as price_ids
@@ -51,8 +52,7 @@ export async function customerStateRowsOnPostgres(db: Executor, customerId: stri
       exists (select 1 from customer_meters cm join meters m on m.id = cm.meter_id where cm.customer_id = c.id and m.archived_at is null) as has_meters
     from customers c where c.id = ? and c.organization_id in (${organizations.map(() => '?').join(', ')}) and c.deleted_at is null`,
     [...statuses, customerId, ...organizations],
-  ).options(preparedOnPostgres(`till_customer_state_rows_${organizations.length}`));
-  const row = (result as { rows: Record<string, any>[] }).rows[0];
+  );
   if (!row) return undefined;
   return {
     customer: toCustomer(row.customer_row),

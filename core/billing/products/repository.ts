@@ -5,7 +5,7 @@ import type { Metadata } from '../shared/metadata.js';
 import { offsetOf, type Page, type PageQuery } from '../shared/pagination.js';
 import type { SortCriterion } from '../shared/query.js';
 import type { Interval, Price, PriceTerms, ProductLinks, SeatTiers, StoredProduct, TaxBehavior, Visibility } from './schema.js';
-import { escapeLike, preparedOnPostgres, whereMetadata } from '../../db/sql.js';
+import { escapeLike, preparedRowsOnPostgres, whereMetadata } from '../../db/sql.js';
 import { read } from '../../db/read.js';
 import { compiledRead } from '../../db/compiled-read.js';
 import { toBenefit } from '../benefits/repository.js';
@@ -264,7 +264,9 @@ export async function findProductRowsOnPostgres(db: Executor, id: string, organi
   const organizations = [...organizationIds];
   if (organizations.length === 0) return undefined;
   const linked = (table: string, column: string) => `select ${column} from ${table} where product_id = p.id`;
-  const result = await db.raw(
+  const [row] = await preparedRowsOnPostgres(
+    db,
+    `till_product_rows_${organizations.length}`,
     `select to_json(p) as product_row,
       ${jsonRows(`select pp.*, m.name as meter_name, m.unit as meter_unit, m.custom_label as meter_custom_label, m.custom_multiplier as meter_custom_multiplier
         from ${PRICES} pp left join meters m on m.id = pp.meter_id where pp.product_id = p.id and pp.is_archived = false`, 'r.position')} as price_rows,
@@ -276,8 +278,7 @@ export async function findProductRowsOnPostgres(db: Executor, id: string, organi
       ${jsonRows(`select * from custom_fields where deleted_at is null and id in (${linked(CUSTOM_FIELDS, 'custom_field_id')})`)} as custom_field_rows
     from ${PRODUCTS} p where p.id = ? and p.organization_id in (${organizations.map(() => '?').join(', ')})`,
     [id, ...organizations],
-  ).options(preparedOnPostgres(`till_product_rows_${organizations.length}`));
-  const row = (result as { rows: Record<string, any>[] }).rows[0];
+  );
   if (!row) return undefined;
   const links: ProductLinks = { benefitIds: [], mediaIds: [], customFields: [] };
   for (const link of row.link_rows) addLink(links, link);

@@ -31,6 +31,11 @@ export interface FakeServer {
   calls: FakeRequest[];
   /** Makes the next `times` matching calls fail (a service down, a refusal), for retry tests. */
   failNext(method: string, path: RegExp, answer: { status: number; body?: unknown }, times?: number): void;
+  /**
+   * Holds the answer of the next matching call, which the fake has already carried out, until `release`: the
+   * service acted and its answer is still on its way while the test does something else. `reached` resolves then.
+   */
+  holdNext(method: string, path: RegExp): { reached: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 export async function startFakeServer(handle: (request: FakeRequest) => FakeAnswer | Promise<FakeAnswer>): Promise<FakeServer> {
   const calls: FakeRequest[] = [];
   const failures: InjectedFailure[] = [];
+  const holds: { method: string; path: RegExp; reached: () => void; released: Promise<void> }[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake.invalid');
@@ -61,6 +67,12 @@ export async function startFakeServer(handle: (request: FakeRequest) => FakeAnsw
         answer = { status: failure.status, body: failure.body };
       } else {
         answer = await handle(request);
+      }
+      const hold = holds.findIndex((h) => h.method === request.method && h.path.test(request.path));
+      if (hold >= 0) {
+        const [{ reached, released }] = holds.splice(hold, 1) as [(typeof holds)[number]];
+        reached();
+        await released;
       }
       const headers: Record<string, string> = { ...(answer.headers ?? {}) };
       if (answer.body !== undefined) headers['content-type'] ??= 'application/json';
@@ -78,6 +90,13 @@ export async function startFakeServer(handle: (request: FakeRequest) => FakeAnsw
     calls,
     failNext(method, path, answer, times = 1) {
       failures.push({ method, path, status: answer.status, body: answer.body ?? { message: 'Injected failure' }, times });
+    },
+    holdNext(method, path) {
+      let reached!: () => void;
+      let release!: () => void;
+      const held = { reached: new Promise<void>((resolve) => (reached = resolve)), released: new Promise<void>((resolve) => (release = resolve)) };
+      holds.push({ method, path, reached, released: held.released });
+      return { reached: held.reached, release };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -208,6 +208,23 @@ describe('Discord benefits', () => {
     await revokeForOrder(daemon, { organizationId, customerId: fay.customerId, orderId: fay.orderId });
     await until(async () => discord.members(GUILD).has('700000000000000002'), (member) => !member, 'the member to be kicked');
   });
+
+  it('takes back the access the service gave while the grant was being revoked', async () => {
+    const hal = await buyer([discordBenefit(true)]);
+    discord.signIn({ id: '700000000000000009', username: 'hal' });
+    // Discord adds the member, and its answer is still on its way when the order's benefits are revoked.
+    const held = discord.holdNext('PUT', /\/members\/700000000000000009$/);
+    await connect('discord', hal.grantIds[0]!, hal.token);
+    await held.reached;
+    expect(discord.members(GUILD).has('700000000000000009')).toBe(true);
+    await revokeForOrder(daemon, { organizationId, customerId: hal.customerId, orderId: hal.orderId });
+    held.release();
+
+    await until(async () => discord.members(GUILD).has('700000000000000009'), (member) => !member, 'the member to be kicked');
+    const grant = await until(() => grantRow(hal.grantIds[0]!), (row) => row.properties.granted_account_id === undefined, 'the grant to forget the access');
+    expect(grant).toMatchObject({ granted_at: null, error: null });
+    expect(grant.revoked_at).not.toBeNull();
+  });
 });
 
 describe('connecting an account', () => {

@@ -75,8 +75,9 @@ async function give(db: Database, clock: Clock, grant: BenefitGrant, benefit: Ex
       await announceCustomerState(trx, clock, current.organizationId, current.customerId);
       return;
     }
-    // Revoked, or moved to another account, while the service was called: what it just gave is taken back next run.
-    await saveGrantState(trx, { ...current, properties: { ...current.properties, ...given }, modifiedAt: now }, current);
+    // Revoked, or moved to another account, while the service was called: what it just gave, and where (takeBack
+    // reads the target from the properties), is taken back next run.
+    await saveGrantState(trx, { ...current, properties: { ...current.properties, ...target, ...given }, modifiedAt: now }, current);
     await scheduleGrantSync(trx, current, now);
   });
 }

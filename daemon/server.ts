@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createDatabase, dialectOf, type Database } from '../core/db/database.js';
 import { migrateToLatest } from '../core/db/migrate.js';
+import { startSqliteCheckpointer } from '../core/db/checkpointer.js';
 import { createAuth, type TillAuth } from '../core/auth/auth.js';
 import type { DaemonConfig } from './config.js';
 import { createRequestListener } from './app.js';
@@ -98,6 +99,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
   // Rollups a previous run left half built (killed mid-backfill), or of meters older than the rollups, are caught up.
   const backfills = await resumeRollupBackfills(db);
   if (backfills) logger.info({ component: 'metering', backfills }, 'meter rollups are being built from the events');
+  // SQLite's WAL checkpoints off the event loop, on a thread of their own.
+  const checkpoints = await startSqliteCheckpointer(db);
   const jobs = startJobRunner(
     { db, clock: systemClock, payments, livePayments: stripe?.processor ?? null, baseUrl, mailer, handlers: JOB_HANDLERS, onError: (job, err) => logger.error({ err, job: { id: job.id, kind: job.kind, subject: job.subjectId } }, 'job failed') },
     { intervalMs: config.jobIntervalMs },
@@ -130,6 +133,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger, options:
       clearInterval(sweeper);
       clearTimeout(timer);
       await streams;
+      await checkpoints?.stop();
       await db.destroy();
       loopDelay?.disable();
       logger.info('tilld stopped');

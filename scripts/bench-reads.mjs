@@ -198,14 +198,64 @@ export const ANALYSIS = `## Reads (issue 21)
 
 Target: \`GET /v1/products/{id}\` and \`GET /v1/customers/{id}/state\` with an organization access token at ≥ 0.5× the
 requests/s of a bare Express 5 JSON route (autocannon, 100 connections), p99 < 25 ms, on SQLite; ≥ 0.35× on
-PostgreSQL. **Missed** on both, as of 2026-11-26 (third round): product / state 0.13–0.19× / 0.18–0.22× on SQLite, 0.07–0.09× / 0.09–0.24× on PostgreSQL in the
-two runs after this round's commits (15:04–15:11, load 7.4–11.3), with the bare route between 3,000 and 8,400 req/s
-from one run to the next: the ratios of one run say little here, the CPU a request says more (below). The p99 target cannot be met at 100
+PostgreSQL. As of 2026-11-26 (fourth round), **missed**, closer: the customer state's ratio passed SQLite's 0.5× in
+the loaded runs (its p99 did not pass 25 ms, see below), the others did not. Product / state 0.34× / 0.55× on SQLite, 0.20× / 0.22× on PostgreSQL in the one run after this round's commits
+(17:53–17:56, load 5.5–8.3, tilld under the profiler), and 0.53× / 0.57× on SQLite in a run after the first of them
+(17:25, load 7.8–8.4), with the bare route between 4,300 and 8,900 req/s from one run to the next: the ratios of one
+run say little here, the CPU a request says more (below): tilld's is now 1.8–2.3× the bare route's on SQLite (it was
+4×). The p99 target cannot be met at 100
 connections on this machine whatever tilld does: autocannon keeps 100 requests outstanding, so the mean latency is
 100 / (requests/s) (Little's law), and a p99 under 25 ms needs more than 4,000 req/s, more than the bare route itself
-answers here (2,800–6,900 req/s in these runs). Every figure was taken on the shared 2-core machine at load 6–17
+answers here (2,800–6,900 req/s in the third round's runs). Every figure was taken on the shared 2-core machine at load 4–17
 (other sessions' builds and tests): requests/s swing by ±40 % between runs, the server's CPU time a request by ±30 %;
 compare within a sitting.
+
+### Before and after, fourth round (one sitting)
+
+17:56–18:00, load (1 min) 8.7–11.2 throughout (two other helpers' tests and benches beside it). Before: the build of
+2bc10ac (this round's start); after: e9c85b3 (the four commits below). \`node scripts/ab-reads.mjs
+--roots=BEFORE,AFTER\` (both daemons up side by side, alternating 3 s bursts, 5 rounds, medians), SQLite then
+PostgreSQL:
+
+| Database | Read | tilld CPU a request, before → after | PostgreSQL's CPU a request, before → after | req/s, before → after |
+|---|---|---|---|---|
+| sqlite | product | 417 → 188 µs (−55 %) | | 1,669 → 2,928 |
+| sqlite | state | 421 → 196 µs (−53 %) | | 1,299 → 2,692 |
+| postgres | product | 753 → 375 µs (−50 %) | 279 → 210 µs | 819 → 1,336 |
+| postgres | state | 735 → 314 µs (−57 %) | 226 → 176 µs | 958 → 1,646 |
+
+Each commit against the one before it, the same way (figures in the commit messages): the hot lane 409 → 235 µs
+(product) and 462 → 241 µs (state) on SQLite at load 4–5, 1,084 → 496 and 904 → 433 µs on PostgreSQL at load 5–9;
+the customer meters compiled 263 → 235 µs (state, SQLite); the constant limit 245 → 214 and 237 → 212 µs (SQLite);
+PostgreSQL's statement without knex's runner 435 → 368 and 380 → 320 µs.
+
+### What changed (fourth round)
+
+- **A hot lane for the two reads, before Express** (daemon/http/v1/hot-reads.ts; \`createRequestListener\` in
+  daemon/app.ts is what server.ts serves). Express cost 12.5 % of tilld's busy time (8 app-level layers, 7 routers,
+  the prototype swaps of its request and response), helmet and 17 \`setHeader\` calls came beside it, and
+  \`res.send\` turned the JSON into a Buffer for the ETag, so an answer went out as two chunks. The lane takes a GET of
+  \`/v1/products/{id}\` or \`/v1/customers/{id}/state\` only when Express would answer it with the route alone (no
+  query, no body, no \`If-None-Match\` / \`If-Modified-Since\`, a served Polar-Version, an organization access
+  token), runs mountRoutes' steps (the token through the same cache, the scope, the route's own params schema and
+  handler) and writes one \`writeHead\` with a prepared header list (helmet's headers recorded once from the same
+  middleware the app uses, then X-Request-Id, Polar-Version, Cache-Control, Content-Type, Content-Length, and the
+  ETag from the app's own \`etag fn\`) and one \`res.end\` of the string; the log line is the same function's. Every
+  failure (bad token, missing scope, unknown or foreign id, a bug) writes nothing and hands the request to Express,
+  which answers it from the start, so error answers cannot differ. daemon/http/v1/hot-reads.test.ts sends every
+  request to the app alone and to the listener and requires the same bytes (Date aside) and log lines: both reads in
+  both Polar-Versions, no request id, no credentials, a bad token, a missing scope, unknown and foreign ids, an
+  unserved version, a bad session, a GET with a body, HEAD, \`If-None-Match\` (304), a query, other spellings of the
+  path, a user session.
+- **The customer meters of a state read are compiled once** (\`compiledRead\` in core/metering/customer-meters.ts):
+  the last statement of a read built by knex each time.
+- **A constant limit is written into the compiled SQL** (core/db/compiled-read.ts): knex binds \`.first()\`'s
+  \`limit ?\`, and better-sqlite3 ran \`select * from products where id = ? and organization_id in (?) limit ?\` in
+  31–36 µs against 11–16 µs with \`limit 1\` (same plan; timed alone, 20,000 runs). The product and the customer by
+  id carry one.
+- **PostgreSQL's one-statement reads skip knex's raw builder and runner** (\`preparedRowsOnPostgres\`, core/db/sql.ts):
+  knex turned the \`?\`s of the 1.5 KB statement into \`$n\` on every call; now once a statement name, and the named
+  statement goes to node-pg on a connection of knex's pool (in a transaction, through knex as before).
 
 ### Before and after, third round (one sitting)
 
@@ -346,31 +396,30 @@ routes 7 %, GC 6 %, pino 5 %.
 
 ### Where the time goes now
 
-\`--profile\` at 9d97609, 14:55–14:58, load 8.0–9.1, self time by part of tilld's busy time.
+\`--profile\` at e9c85b3, 17:53–17:56, load 5.5–8.3, self time by part of tilld's busy time.
 
-SQLite: node HTTP and sockets 35.8 % (\`writev\` 10.3 %), Till services 21.7 % (of which 13.6 % is SQLite running
-the 4–6 statements of a read, \`runOn\` in core/db/read.ts), Express 11.4 %, GC 9.3 %, native 7.4 %, pino 4.5 %,
-knex 4.4 %, Till's route layer 2.0 %, the async hooks' \`_propagate\` 1.2 %, zod, token hashing and helmet under
-1 % each; CPU a request 0.48–0.57 ms against 0.12–0.14 ms for the bare route in the runs above.
-PostgreSQL: node HTTP 48.3 % (\`writev\` 20.8 %, from 32.0 % before this round: the statement's round trip and the
-answer, the kernel's loopback work for both ends charged to the writer), native 11.1 %, Express 8.9 %, GC 8.6 %,
-pg 5.5 %, services 5.3 %, knex 4.6 %, pino 3.9 %; CPU a request 0.8–0.9 ms, and PostgreSQL's own about 0.3 ms.
-An Express router answers a product GET after passing 8 app-level layers and entering 7 routers (the /v1 router,
-six one-route routers mounted before the JSON parser: Stripe's webhook, file parts, downloads, the live stream,
-invoices, checkout-link redirects) before its group's.
+SQLite: node HTTP and sockets 36.8 % (\`writev\` 12.8 %), Till services 33.7 % (of which 19.9 % is SQLite running the 4
+statements of a product read and the 6 of a state read, \`runOn\` in core/db/read.ts), GC 10.0 %, pino 5.3 % (its
+redaction about 2 %), Till's HTTP layer 5.3 % (the hot lane; \`JSON.stringify\` counts in its \`answer\`, 3.2 %),
+native 5.1 %, hashing 2.8 % (the token's SHA-256 for the cache, the ETag's SHA-1), the async hooks' \`_propagate\`
+1.7 %, knex 1.6 % (background work), Express 0.2 %; CPU a request 0.19–0.25 ms against 0.10–0.11 ms for the bare
+route. PostgreSQL: node HTTP 61.0 % (\`writev\` 41.5 %: the statement's and the answer's socket writes, the kernel's
+loopback work for both ends charged to the writer), native 8.0 %, services 7.6 %, pg 7.4 %, GC 6.1 %, pino 3.5 %,
+Till's HTTP layer 3.5 %, knex 1.5 %; CPU a request 0.31–0.40 ms, and PostgreSQL's own 0.18–0.21 ms.
 
-### What is left (the targets are still missed)
+Before this round (9d97609, 14:55–14:58, load 8.0–9.1) Express was 11.4 % on SQLite and 8.9 % on PostgreSQL, knex
+4.4 % / 4.6 %: a product GET passed 8 app-level layers and entered 7 routers (six one-route routers mounted before
+the JSON parser among them), which every other route still does.
 
-- **SQLite, 0.13–0.22× of 0.5× in these (loaded) runs, 0.27–0.43× in quieter earlier ones**: a read still costs
-  about 4× the bare route's CPU (0.5 ms against 0.13 ms). What remains above the bare route: SQLite running the
-  statements (14 %, better-sqlite3 building a JS object a row, with every column of \`select *\`), Express's stack
-  (11 %; the six one-route routers above could be entered only for their own paths), GC, logging, the customer
-  meters' read still built by knex each time (core/metering/customer-meters.ts, another helper's file while this
-  round ran), and the async hooks (above).
-- **PostgreSQL, 0.07–0.24× of 0.35×**: one prepared statement a read; tilld's largest cost is now the socket writes
-  of the query and the answer (a Unix socket helps, above), then node's HTTP; PostgreSQL's own CPU dropped to
-  ~0.3 ms a read. Reading a statement's result without knex's runner (acquire, compile of the raw SQL's \`?\`s each
-  time) would save a few % more.
+### What is left
+
+- **SQLite, 0.34× (product) and 0.55× (state) of 0.5× in one loaded run**: a read costs about 2× the bare route's
+  CPU. What remains above it: SQLite running the statements (20 %; one statement a read, as on PostgreSQL with
+  SQLite's JSON functions, would save the per-statement cost of 3–5 of them), GC, pino's redaction of every line,
+  the token's SHA-256 on every request (the cache is keyed by it), and the async hooks. The product read costs more
+  than the state read now (its prices join the meters, and four mappers run).
+- **PostgreSQL, 0.20–0.22× of 0.35× in one loaded run**: tilld's largest cost is the kernel's work for the socket
+  writes (41 %), one to PostgreSQL and one answer a read; a Unix socket to PostgreSQL helps (third round, below).
 - **p99 < 25 ms** at 100 connections is out of reach of any server on this machine (Little's law, above): what can be
   shown is a p99 close to the mean (no tail). A latency target for this bench would be measured at a fixed request
   rate (autocannon \`-R\`) or at fewer connections.

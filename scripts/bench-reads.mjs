@@ -418,6 +418,12 @@ the JSON parser among them), which every other route still does.
   SQLite's JSON functions, would save the per-statement cost of 3–5 of them), GC, pino's redaction of every line,
   the token's SHA-256 on every request (the cache is keyed by it), and the async hooks. The product read costs more
   than the state read now (its prices join the meters, and four mappers run).
+- **Every other \`.first()\` on SQLite**: a bound \`limit ?\` costs SQLite 3.53 (better-sqlite3 12) 3–4× the statement itself
+  (likely a new preparation at every run with a fresh binding, the planner using the limit's value; not checked in
+  SQLite's source): on a 10-column table in memory, \`select * from t where id = ? and o in (?) limit ?\` took 8.7–12.4 µs a
+  run against 2.3–3.5 µs with \`limit 1\` (a bound \`offset ?\`: 2.2–3.0 µs). compiledRead writes the limit in for the
+  hot reads; every query knex runs with \`.first()\` or a constant \`.limit(n)\` still binds it, which knex's
+  \`skipBinding\` option (or the SQLite query compiler writing integer limits in) would avoid, for all of them at once.
 - **PostgreSQL, 0.20–0.22× of 0.35× in one loaded run**: tilld's largest cost is the kernel's work for the socket
   writes (41 %), one to PostgreSQL and one answer a read; a Unix socket to PostgreSQL helps (third round, below).
 - **p99 < 25 ms** at 100 connections is out of reach of any server on this machine (Little's law, above): what can be

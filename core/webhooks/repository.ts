@@ -108,6 +108,17 @@ export interface UnfannedEvent {
   createdAt: Date;
 }
 
+/**
+ * On PostgreSQL, the worker's own bookkeeping (a fan-out, a claim) commits without waiting for its WAL to reach the
+ * disk (synchronous_commit off for that transaction alone; the server's setting and every other transaction, the
+ * outbox event's and the recorded answers' included, are unchanged). A server crash can lose only the last such
+ * commits, and losing one is harmless: a fan-out is redone from the outbox (its events are still unmarked), a claim
+ * is simply not there, so the event goes out again, which at-least-once allows. Any later commit that waits for
+ * the disk (an answer recorded) flushes the WAL before it, these included. It saves a flush (about 2 ms here) on
+ * the way from a commit to its delivery, twice.
+ */
+const BOOKKEEPING_COMMIT = `set local synchronous_commit = off`;
+
 /** An arbitrary constant naming the fan-out lock among daemons ("till" in ASCII). */
 const FAN_OUT_LOCK = 0x7469_6c6c;
 
@@ -118,7 +129,8 @@ const FAN_OUT_LOCK = 0x7469_6c6c;
  */
 export async function tryFanOutLock(trx: Knex.Transaction): Promise<boolean> {
   if (dialectOf(trx) !== 'postgres') return true;
-  const result = await trx.raw('select pg_try_advisory_xact_lock(?) as locked', [FAN_OUT_LOCK]);
+  // The commit need not wait for the disk (see BOOKKEEPING_COMMIT), asked for in the same round trip.
+  const result = await trx.raw(`select pg_try_advisory_xact_lock(?) as locked, set_config('synchronous_commit', 'off', true)`, [FAN_OUT_LOCK]);
   return Boolean(result.rows[0]?.locked);
 }
 
@@ -222,6 +234,8 @@ export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max:
     );
     const head = (pg ? heads.rows : heads)[0] as Record<string, unknown> | undefined;
     if (!head) return [];
+    // Only a claim writes: a transaction that found nothing commits nothing to flush.
+    if (pg) await trx.raw(BOOKKEEPING_COMMIT);
     const rest =
       max > 1
         ? await trx(QUEUE)

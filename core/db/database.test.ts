@@ -64,6 +64,16 @@ describe.runIf(!process.env.TILL_TEST_DATABASE_URL)('a SQLite connection', () =>
     return conn;
   };
 
+  it("writes a first's limit into its SQL and keeps a page's limit bound, answering the same rows", async () => {
+    const first = test.db('cached_statements').where('n', '>', 1).orderBy('n').first().toSQL().toNative();
+    expect(first.sql).toMatch(/ limit 1$/);
+    expect(first.bindings).toEqual([1]);
+    const page = test.db('cached_statements').orderBy('n').limit(2).offset(1).toSQL().toNative();
+    expect(page.sql).toMatch(/ limit \? offset \?$/);
+    expect(await test.db('cached_statements').where('n', '>', 1).orderBy('n').first()).toEqual({ n: 2 });
+    expect(await test.db('cached_statements').orderBy('n').limit(2).offset(1)).toEqual([{ n: 2 }, { n: 3 }]);
+  });
+
   it('prepares a statement once per SQL text and answers each run with its own bindings', async () => {
     const conn = await connection();
     const sql = 'select n from cached_statements where n >= ? order by n';

@@ -424,6 +424,24 @@ const HISTORY = `### What held requests up (2026-11-26)
   delay (p99 above 10 ms in every run, with or without these changes; not investigated in this round beyond a CPU
   profile of tilld under the load, where SQLite statements took 15 % of its time, socket writes 7.5 %, GC 4 %).
 
+### A refresh run in one transaction (2026-11-26, evening)
+
+- **Where a run's time went.** Logged per run under the bench's ingest (SQLite, load 6-8, before the change): a run of
+  50 customers took 1.8-3.5 s, of which 1.5-2.8 s was waiting for transactions (each customer's own, each waiting its
+  turn behind the ingests at the one writer) and 0.2-0.5 s the refreshes themselves; the oldest due refresh was 2-13 s
+  old when its run began.
+- **What changed (719b6e8).** A run reads its customers' ledgers, usage rows and stored figures in one statement each,
+  outside any transaction (on SQLite on the read-only connection, which waits for no writer), and writes and announces
+  only the changed customers in one transaction, their subscriptions, grants and benefits read in one statement each
+  (about 140 statements for 45 changed customers instead of about 400). A customer whose usage must be rebuilt first,
+  or whose stored rows another daemon's refresh changed after the read (checked in the write, each update guarded by
+  the figures read), is refreshed alone as before. The same log afterwards: a run of 50 takes 46-105 ms (read 1-10 ms,
+  wait 14-48 ms, write 14-74 ms).
+- **What it moved.** The bench now splits \`customer.state_changed\`'s wait at the envelope's timestamp (when the refresh
+  wrote the event): in the first runs after the change the refresh part fell from about 2 s to a few hundred ms, and
+  the delivery became the larger part (p50 2-3 s under that load): the endpoint receives every load customer's change
+  in order, 100-150 a second, one delivery at a time, each recording its answer through the writer the ingests hold.
+
 Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
 with its load average; absolute figures at such loads say little, the direction does.
 

@@ -76,6 +76,13 @@ const HISTORY = `What changed since the quiet run of 13:22 (Orders met at 14.0 m
   other tab it grew by about 8 KB/s at 1,000 events/s. It keeps 60 per-second counts now (the heap is flat).
 - The bench counted ink's drawing twice on the Dashboard when ink drew inside React's commit; React's column is its
   own time now.
+
+The evening run of 2026-11-26 (18:43, load 0.2, the bench in a process of its own) misses the 16 ms on every tab
+(p99 24-27 ms), with no change to the TUI's code since the 16:10 run that met it (6.7-10.0 ms). The machine is not the
+same one: a fresh checkout on a new machine, where \`node -e 0\` starts in 66.8 ms against 53.8 ms and \`till --help\` in
+96 ms against 66 ms (the CLI start-up section), and where the key press without a stream, this bench's own baseline,
+takes 7.3 ms at p50 and 17.6-29.1 ms at p99 for ink alone against 5.0 / 14.6 ms. The tabs' ink p99 is 0.8-1.5× that
+baseline's here, against 0.3-0.7× at 16:10: the tabs lost more than the baseline on this machine, not explained yet.
 `;
 
 export async function benchTui({ root = process.cwd(), quick = false } = {}) {
@@ -298,6 +305,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const section = await benchTui({ root, quick: process.argv.includes('--quick') });
   console.log(section);
+  // --stdout: the section alone, for npm run bench, which runs this bench in a process of its own.
+  if (process.argv.includes('--stdout')) process.exit(0);
   const path = join(root, 'docs/performance.md');
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const at = current.indexOf('## Terminal UI under a live stream');

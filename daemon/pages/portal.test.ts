@@ -39,9 +39,9 @@ async function buy(email: string) {
 
 const mailsTo = (email: string) => listOutboxMail(daemon.db, { to: email, limit: 20 });
 const codeIn = (subject: string) => /sign-in code: (\d{6})$/.exec(subject)?.[1];
+/** The newest sign-in code mailed to `email` (not simply the newest mail: a purchase's receipt is mailed in the background). */
 async function mailedCode(email: string): Promise<string> {
-  const [mail] = await mailsTo(email);
-  const code = mail && codeIn(mail.subject);
+  const code = (await mailsTo(email)).map((mail) => codeIn(mail.subject)).find(Boolean);
   if (!code) throw new Error(`no sign-in code mailed to ${email}`);
   return code;
 }

@@ -280,8 +280,11 @@ export async function applyRefresh(trx: Knex.Transaction, clock: Clock, changed:
   );
   const asRead = (a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined) =>
     a && b ? a.id === b.id && Number(a.consumed_units) === Number(b.consumed_units) && Number(a.credited_units) === Number(b.credited_units) : a === b;
+  // A customer deleted since the read is left alone: its deletion announced what it has left.
+  const live = new Set((await liveCustomersOf(trx, changed[0]?.customer.organizationId ?? '', changed.map(({ customer }) => customer.id))).map((customer) => customer.id));
   const announced: { customer: Customer; meters: CustomerMeter[] }[] = [];
   for (const { customer, figures } of changed) {
+    if (!live.has(customer.id)) continue;
     if (!figures.every(({ meter, existing }) => asRead(current.get(`${meter.id}/${customer.id}`), existing))) {
       raced.push(customer.id);
       continue;

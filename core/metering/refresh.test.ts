@@ -28,11 +28,13 @@ async function announcements(customers: readonly string[], meterId: string): Pro
 }
 
 /** Customers with a `sum(n)` meter of their own name, each with a first event whose refresh gave it whole usage and a stored row. */
-async function customersWithMeters(count: number, name: string): Promise<{ customers: string[]; meterId: string }> {
+async function customersWithMeters(count: number, name: string, options: { background?: boolean } = {}): Promise<{ customers: string[]; meterId: string }> {
   const customers: string[] = [];
   for (let i = 0; i < count; i++) customers.push((await sdk().customers.create({ organizationId, email: `${unique(name)}@example.com` })).id);
   const meter = await sdk().meters.create({ organizationId, name, filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: name }] }, aggregation: { func: 'sum', property: 'n' } });
   await sdk().events.ingest({ events: customers.map((customerId) => ({ name, customerId, metadata: { n: 1 } })) });
+  // With the background refreshes stopped, the first refresh is run here.
+  if (options.background === false) for (const customerId of customers) await refreshedCustomerMeter(daemon.db, organizationId, customerId, meter.id);
   const stored = async () => (await daemon.db('customer_meters').where({ meter_id: meter.id })).filter((row) => Number(row.consumed_units) === 1).length;
   expect(await until(stored, (n) => n === count, 'the first refresh')).toBe(count);
   return { customers, meterId: meter.id };
@@ -121,5 +123,23 @@ describe("a refresh run's customers", () => {
     const announced = (await announcements(customers, meterId)).slice(before);
     expect(announced.map((a) => a.customer).sort()).toEqual([...others].sort());
     for (const { units } of announced) expect(units).toBe(5);
+  });
+  it('leave out a customer deleted after they were read: nothing stored or announced for it', async () => {
+    await daemon.stopBackground();
+    const { customers, meterId } = await customersWithMeters(2, 'deleted', { background: false });
+    const [gone, kept] = customers as [string, string];
+    const before = (await announcements(customers, meterId)).length;
+    await sdk().events.ingest({ events: customers.map((customerId) => ({ name: 'deleted', customerId, metadata: { n: 6 } })) });
+
+    const plan = await planRefresh(daemon.db, organizationId, customers);
+    expect(plan.changed).toHaveLength(2);
+    await sdk().customers.delete({ id: gone });
+    const left = await daemon.db.transaction((trx) => applyRefresh(trx, fixedClock(new Date()), plan.changed));
+
+    expect(left).toEqual([]);
+    expect(Number((await daemon.db('customer_meters').where({ customer_id: gone, meter_id: meterId }).first()).consumed_units)).toBe(1);
+    expect(Number((await daemon.db('customer_meters').where({ customer_id: kept, meter_id: meterId }).first()).consumed_units)).toBe(7);
+    const announced = (await announcements(customers, meterId)).slice(before).filter((a) => a.units !== undefined);
+    expect(announced).toEqual([{ customer: kept, units: 7 }]);
   });
 });

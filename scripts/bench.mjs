@@ -74,7 +74,9 @@ const metricsSection = await benchMetrics({ root, quick });
 // ---- 4. the terminal UI (issue 8): frame time and memory while a 1,000 events/s stream runs ----
 // In a process of its own: this one holds the metering run's memory (RSS 500 MB against 100 MB), and the frames'
 // garbage collection grew with it (every tab's p99 doubled).
-const tuiSection = spawnSync(process.execPath, [join(root, 'scripts/bench-tui.mjs'), '--stdout', ...(quick ? ['--quick'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 }).stdout.trimEnd() + '\n';
+const tuiRun = spawnSync(process.execPath, [join(root, 'scripts/bench-tui.mjs'), '--stdout', ...(quick ? ['--quick'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+if (tuiRun.status !== 0) throw new Error(`the TUI bench exited with ${tuiRun.status ?? tuiRun.signal}`);
+const tuiSection = `${tuiRun.stdout.trimEnd()}\n`;
 
 // ---- 5. webhook delivery (issue 21): commit → delivered, and deliveries a second to one endpoint and to ten ----
 const { benchWebhooks } = await import('./bench-webhooks.mjs');

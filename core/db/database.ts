@@ -70,7 +70,8 @@ const LITERAL_LIMIT = Symbol('till.firstLimitWrittenIn');
  * SQLite runs `… limit ?` bound to 1 two to three times slower than the same statement with `limit 1` written in
  * (31-36 µs against 11-16 µs for a product by primary key, the same plan; docs/performance.md, "Reads"), and knex
  * binds the limit of every `.first()`. On SQLite a limit of 1 (a first) is written into the SQL; other limits (pages)
- * stay bound, so the statement cache keeps one statement a query shape. Patched on the query compiler's prototype,
+ * stay bound, so the statement cache keeps one statement a query shape (compiledRead, core/db/compiled-read.ts, also
+ * writes in the other constant limits of its reads). Patched on the query compiler's prototype,
  * which every SQLite query compiles with.
  */
 function firstLimitWrittenIn(db: Knex) {

@@ -13,7 +13,7 @@ import { CUSTOMER_REFRESH_JOB, insertSystemEvent, markCustomersDirty } from './e
 import { activeMeters, findMetersByIds } from './meters-repository.js';
 import { isPartialMeter, quantityOf } from './partials.js';
 import { customerUsage } from './quantities.js';
-import { findUsage, invalidateUsage, rebuildUsage, usageOfCustomers } from './usage.js';
+import { findUsage, invalidateUsage, rebuildUsage, usageOfCustomers, type Usage } from './usage.js';
 import { METER_CREDITED, METER_RESET, type CustomerMeter, type Meter } from './schema.js';
 import { read } from '../db/read.js';
 import { compiledRead } from '../db/compiled-read.js';
@@ -62,12 +62,17 @@ async function consumption(db: Executor, meter: Meter, customer: { id: string; e
   if (!isPartialMeter(meter)) return customerUsage(db, meter, customer, { ingestedFrom: resetAt });
   const since = resetAt ?? 0;
   let usage = mode === 'rebuild' ? undefined : await findUsage(db, meter.id, customer.id);
-  if (!usage || usage.pending || usage.sinceMs !== since) {
+  if (!isWhole(usage, since)) {
     if (mode === 'read') return customerUsage(db, meter, customer, { ingestedFrom: resetAt });
     usage = await rebuildUsage(db, meter, customer, since);
   }
-  return { quantity: quantityOf(meter.aggregation, usage.partial), events: usage.partial.events };
+  return consumedOf(meter, usage);
 }
+
+/** Whether a usage row holds all of the customer's events since `since` (else it is rebuilt from the events). */
+const isWhole = (usage: Usage | undefined, since: number): usage is Usage => usage !== undefined && !usage.pending && usage.sinceMs === since;
+
+const consumedOf = (meter: Meter, usage: Usage) => ({ quantity: quantityOf(meter.aggregation, usage.partial), events: usage.partial.events });
 
 /**
  * A customer's standing on a meter now: consumption since the last reset (from its usage row, which every ingest
@@ -253,11 +258,11 @@ export async function planRefresh(db: Database, organizationId: string, ids: rea
       let consumed: { quantity: number; events: number };
       if (isPartialMeter(meter)) {
         const row = usage.get(key);
-        if (!row || row.pending || row.sinceMs !== (resetAt?.getTime() ?? 0)) {
+        if (!isWhole(row, resetAt?.getTime() ?? 0)) {
           alone.push(customer.id);
           continue next;
         }
-        consumed = { quantity: quantityOf(meter.aggregation, row.partial), events: row.partial.events };
+        consumed = consumedOf(meter, row);
       } else consumed = await customerUsage(db, meter, customer, { ingestedFrom: resetAt?.getTime() });
       figures.push({ meter, existing: stored.get(key), balance: balanceOf(credits, consumed) });
     }
@@ -281,7 +286,8 @@ export async function applyRefresh(trx: Knex.Transaction, clock: Clock, changed:
   const asRead = (a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined) =>
     a && b ? a.id === b.id && Number(a.consumed_units) === Number(b.consumed_units) && Number(a.credited_units) === Number(b.credited_units) : a === b;
   // A customer deleted since the read is left alone: its deletion announced what it has left.
-  const live = new Set((await liveCustomersOf(trx, changed[0]?.customer.organizationId ?? '', changed.map(({ customer }) => customer.id))).map((customer) => customer.id));
+  const organizationId = changed[0]?.customer.organizationId ?? '';
+  const live = new Set((await liveCustomersOf(trx, organizationId, changed.map(({ customer }) => customer.id))).map((customer) => customer.id));
   const announced: { customer: Customer; meters: CustomerMeter[] }[] = [];
   for (const { customer, figures } of changed) {
     if (!live.has(customer.id)) continue;
@@ -306,7 +312,7 @@ export async function applyRefresh(trx: Knex.Transaction, clock: Clock, changed:
     meters.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     announced.push({ customer, meters });
   }
-  await announceCustomerStates(trx, clock, changed[0]?.customer.organizationId ?? '', announced);
+  await announceCustomerStates(trx, clock, organizationId, announced);
   return raced;
 }
 

@@ -77,12 +77,13 @@ const HISTORY = `What changed since the quiet run of 13:22 (Orders met at 14.0 m
 - The bench counted ink's drawing twice on the Dashboard when ink drew inside React's commit; React's column is its
   own time now.
 
-The evening run of 2026-11-26 (18:43, load 0.2, the bench in a process of its own) misses the 16 ms on every tab
-(p99 24-27 ms), with no change to the TUI's code since the 16:10 run that met it (6.7-10.0 ms). The machine is not the
-same one: a fresh checkout on a new machine, where \`node -e 0\` starts in 66.8 ms against 53.8 ms and \`till --help\` in
-96 ms against 66 ms (the CLI start-up section), and where the key press without a stream, this bench's own baseline,
-takes 7.3 ms at p50 and 17.6-29.1 ms at p99 for ink alone against 5.0 / 14.6 ms. The tabs' ink p99 is 0.8-1.5× that
-baseline's here, against 0.3-0.7× at 16:10: the tabs lost more than the baseline on this machine, not explained yet.
+The evening run of 2026-11-26 (18:43, load 0.2, the bench in a process of its own) missed the 16 ms on every tab
+(p99 24-27 ms), with no change to the TUI's code since the 16:10 run that met it (6.7-10.0 ms). It ran on another
+machine, where \`node -e 0\` started in 66.8 ms against 53.8 ms and the key press without a stream, this bench's own
+baseline, took 17.6-29.1 ms at p99 for ink alone against 14.6 ms; there the tabs' ink p99 was 0.8-1.5× that baseline's,
+against 0.3-0.7× at 16:10. The same code on the next machine (2026-11-26 20:01, load 0.3, fresh checkout, nothing
+else running) meets it on every tab again: p99 7.5-9.5 ms, with the baseline's ink p99 at 13.8 ms and the tabs at
+0.5-0.7× of it, as at 16:10. The 18:43 figures followed that one machine, not the code.
 `;
 
 export async function benchTui({ root = process.cwd(), quick = false } = {}) {

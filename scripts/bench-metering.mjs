@@ -8,7 +8,9 @@
 // table (tilld stopped), tilld builds the meters' rollups by its backfill, and only the quantities are measured; with
 // TILL_BENCH_EVENTS=10000000 it is the 10-million-event run of issue 21 (not part of npm run bench: it takes long).
 // TILL_BENCH_RUNS (default 9) sets the runs each figure is the median of. TILL_BENCH_DIALECTS=sqlite|postgres runs one database. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
-// fresh database is created and dropped); skipped, and said so, when it cannot be reached.
+// fresh database is created and dropped); skipped, and said so, when it cannot be reached. TILL_BENCH_QUIET_LOAD=L: once
+// the rollups are whole, the quantities wait until the machine's 1-minute load average is under L (a long seeding can
+// run beside other work and still be measured quietly); the load when measuring is printed with the figures.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -342,6 +344,17 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
       await daemonDb.raw('vacuum analyze events');
       vacuumMs = performance.now() - started;
     }
+    const quietLoad = Number(process.env.TILL_BENCH_QUIET_LOAD || 0);
+    if (quietLoad > 0) {
+      const waitStarted = performance.now();
+      while (loadavg()[0] >= quietLoad) {
+        if (performance.now() - waitStarted > 4 * 3_600_000) throw new Error(`${dialect}: the load stayed at or over ${quietLoad} for four hours`);
+        console.error(`metering: ${dialect}: waiting for a load under ${quietLoad} (now ${loadavg()[0].toFixed(2)})…`);
+        await new Promise((resolve) => setTimeout(resolve, 30_000));
+      }
+    }
+    const measuredAtLoad = loadavg().map((value) => value.toFixed(2)).join(', ');
+    console.error(`metering: ${dialect}: measuring quantities at load ${measuredAtLoad}`);
     const start = now - SPAN_DAYS * DAY;
     const end = now;
     // TILL_BENCH_RUNS: runs a figure is the median of (9); at 10,000,000 events the hand-written SQL takes seconds a run.
@@ -392,9 +405,9 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
     const agreement = Object.fromEntries(Object.keys(calls).map((key) => [key, Math.abs(calls[key].answer.total - sumOf(sql[key].rows)) < 1e-6 && sameBuckets(key)]));
     const agree = Object.values(agreement).every(Boolean);
     await daemonDb.destroy();
-    if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs };
+    if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs, measuredAtLoad };
     const rawMs = await rawInsert(root, pg, pg ? { client: 'postgres', connectionString: databases.rawUrl } : { client: 'sqlite', filename: join(mkdtempSync(join(tmpdir(), 'till-bench-raw-')), 'raw.db') }, total, seeded.customers, seeded.organizationId, now);
-    return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs };
+    return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs, measuredAtLoad };
   } finally {
     await stopDaemon(daemon);
     rmSync(dataDir, { recursive: true, force: true });
@@ -441,6 +454,7 @@ function section(results, { total, clients }) {
         '',
         `TILL_BENCH_SEED=raw: no ingestion over HTTP. The events were inserted straight into the table with tilld stopped (${ms(result.seeding.insertMs)}),`,
         `then the two meters created, and tilld's backfill built their rollups from the events in ${ms(result.rollupsReadyMs)}.`,
+        `The quantities were measured at a load average of ${result.measuredAtLoad} (1, 5, 15 min).`,
         '',
       );
     } else {

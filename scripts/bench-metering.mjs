@@ -10,10 +10,11 @@
 // TILL_BENCH_RUNS (default 9) sets the runs each figure is the median of. TILL_BENCH_DIALECTS=sqlite|postgres runs one database. PostgreSQL: TILL_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres; a
 // fresh database is created and dropped); skipped, and said so, when it cannot be reached. TILL_BENCH_QUIET_LOAD=L: once
 // the rollups are whole, the quantities wait until the machine's 1-minute load average is under L (a long seeding can
-// run beside other work and still be measured quietly); the load when measuring is printed with the figures.
+// run beside other work and still be measured quietly); the load when measuring is printed with the figures, and two such runs (one a
+// database) measure one after the other.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -304,6 +305,8 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
   const dataDir = daemon.dataDir;
   const { createDatabase } = await import(join(root, 'dist/core/db/database.js'));
   const dbConfig = pg ? { client: 'postgres', connectionString: databases.daemonUrl } : { client: 'sqlite', filename: join(dataDir, 'till.sqlite') };
+  // TILL_BENCH_QUIET_LOAD's turn to measure, while this run holds it.
+  let turn;
   try {
     const now = Date.now() - DAY;
     let seeded;
@@ -351,6 +354,19 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
         if (performance.now() - waitStarted > 4 * 3_600_000) throw new Error(`${dialect}: the load stayed at or over ${quietLoad} for four hours`);
         console.error(`metering: ${dialect}: waiting for a load under ${quietLoad} (now ${loadavg()[0].toFixed(2)})…`);
         await new Promise((resolve) => setTimeout(resolve, 30_000));
+      }
+    }
+    // Two raw-seeded runs side by side (one a database) take turns to measure: a directory made atomically is the turn.
+    turn = quietLoad > 0 ? join(tmpdir(), 'till-bench-quantities.turn') : undefined;
+    if (turn) {
+      for (;;) {
+        try {
+          mkdirSync(turn);
+          break;
+        } catch {
+          console.error(`metering: ${dialect}: waiting for the other run to measure…`);
+          await new Promise((resolve) => setTimeout(resolve, 15_000));
+        }
       }
     }
     const measuredAtLoad = loadavg().map((value) => value.toFixed(2)).join(', ');
@@ -404,11 +420,14 @@ async function benchDialect(root, dialect, { total, clients, port, pgUrl, seedRa
     };
     const agreement = Object.fromEntries(Object.keys(calls).map((key) => [key, Math.abs(calls[key].answer.total - sumOf(sql[key].rows)) < 1e-6 && sameBuckets(key)]));
     const agree = Object.values(agreement).every(Boolean);
+    if (turn) rmSync(turn, { recursive: true, force: true });
+    turn = undefined;
     await daemonDb.destroy();
     if (seedRaw) return { dialect, seeding, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs, measuredAtLoad };
     const rawMs = await rawInsert(root, pg, pg ? { client: 'postgres', connectionString: databases.rawUrl } : { client: 'sqlite', filename: join(mkdtempSync(join(tmpdir(), 'till-bench-raw-')), 'raw.db') }, total, seeded.customers, seeded.organizationId, now);
     return { dialect, http, rawMs, calls, sql, inProcess, agree, agreement, vacuumMs, floorMs, rollupsReadyMs, runs, measuredAtLoad };
   } finally {
+    if (turn) rmSync(turn, { recursive: true, force: true });
     await stopDaemon(daemon);
     rmSync(dataDir, { recursive: true, force: true });
     await databases?.drop?.();

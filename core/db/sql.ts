@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Executor } from './database.js';
+import { pipelinedRows, type PipelineHost } from './pipeline.js';
 
 /**
  * Rows in one multi-row INSERT: knex writes one on SQLite as a compound SELECT (`select … union all select …`),
@@ -79,15 +80,18 @@ const positionalSql = new Map<string, string>();
 
 /**
  * The rows of a named, prepared statement on PostgreSQL (preparedOnPostgres), `?` placeholders as in knex.raw. Outside
- * a transaction it runs on a connection of knex's pool, without knex's raw builder and runner: they turned the `?`s
- * of the whole SQL text into `$n` on every call and cost about as much as node-pg's own work on the hot reads
- * (docs/performance.md, "Reads"); the conversion is now made once a statement. In a transaction, through knex.
+ * a transaction it runs without knex's raw builder and runner (they turned the `?`s of the whole SQL text into `$n` on
+ * every call and cost about as much as node-pg's own work on the hot reads, docs/performance.md, "Reads"; the
+ * conversion is now made once a statement), on the daemon's pipelined connections (pipelinedRows: one socket write
+ * for the reads of a turn), or on a connection of knex's pool when those failed. In a transaction, through knex.
  */
 export async function preparedRowsOnPostgres(db: Executor, name: string, sql: string, bindings: readonly Knex.RawBinding[]): Promise<Record<string, any>[]> {
   if ((db as Knex.Transaction).isTransaction) return ((await db.raw(sql, bindings).options(preparedOnPostgres(name))) as { rows: Record<string, any>[] }).rows;
   const client = db.client as unknown as PostgresClient;
   let text = positionalSql.get(name);
   if (text === undefined) positionalSql.set(name, (text = client.positionBindings(sql)));
+  const piped = await pipelinedRows(db.client as unknown as PipelineHost, name, text, bindings);
+  if (piped) return piped;
   const connection = await client.acquireConnection();
   try {
     return (await connection.query({ name, text, values: bindings })).rows;

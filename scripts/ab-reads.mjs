@@ -20,6 +20,7 @@ const cpuMs = (pid) => {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 };
 const pgUrl = process.env.TILL_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const pgUrls = arg('postgres-urls')?.split(',') ?? roots.map(() => pgUrl);
 const admin = dialect === 'postgres' ? knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } }) : undefined;
 /** On PostgreSQL, the CPU time so far of the server processes serving this daemon's database (it runs on the same machine). */
 async function databaseCpuMs(database) {
@@ -36,11 +37,11 @@ async function databaseCpuMs(database) {
 }
 const daemons = [];
 try {
-  for (const root of roots) {
-    const database = dialect === 'postgres' ? await postgresDatabase(pgUrl, 'till_ab_reads') : undefined;
+  for (const [i, root] of roots.entries()) {
+    const database = dialect === 'postgres' ? await postgresDatabase(pgUrls[i], 'till_ab_reads') : undefined;
     const daemon = await startTilld(root, { env: database?.env });
     const seeded = await seed(daemon.url);
-    daemons.push({ root, daemon, database, seeded, figures: {} });
+    daemons.push({ root: dialect === 'postgres' && arg('postgres-urls') ? `${root} (${pgUrls[i]})` : root, daemon, database, seeded, figures: {} });
   }
   await new Promise((resolve) => setTimeout(resolve, Number(arg('settle', 0)) * 1000));
   console.log(`load at start: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);

@@ -210,6 +210,32 @@ answers here (2,800–6,900 req/s in the third round's runs). Every figure was t
 (other sessions' builds and tests): requests/s swing by ±40 % between runs, the server's CPU time a request by ±30 %;
 compare within a sitting.
 
+### Fifth round: PostgreSQL's reads pipelined
+
+- **The reads of a turn leave in one write** (core/db/pipeline.ts, \`pipelinedRows\`, under
+  \`preparedRowsOnPostgres\`): the one-statement product and state reads go over two node-pg connections of the
+  daemon's own in pipeline mode instead of knex's pool. The reads begun in one event-loop turn (the up to 8 requests
+  turns.ts starts together) go to one of them, its socket corked until that turn's microtasks are done, so they
+  leave in one \`writev\` and PostgreSQL's backend wakes once for all of them (each keeps its own Sync, so one
+  failing leaves the others their answers); the next turn's go to the other. No pool acquire and release a query
+  either. Before, each read was its own \`writev\` (Bind, Describe, Execute, Sync) and its own backend wake-up on
+  one of ten pool connections. A statement's own error is thrown as before; a connection that broke is dropped and
+  the read (a select) runs again on the pool. The daemon holds two more PostgreSQL connections (application_name
+  \`till pipelined reads\`). A/B against 8dfc11d (\`node scripts/ab-reads.mjs --db=postgres\`, 6 rounds, medians;
+  20:15–20:38, load 12–15, so loose): tilld's CPU a product read 841 → 319 and 595 → 319 µs, PostgreSQL's 410 → 179
+  and 310 → 145 µs; a state read 626 → 279 and 453 → 308 µs, PostgreSQL's 338 → 140 and 236 → 125 µs.
+- **Where the time went, measured again**: the V8 profile's \`writev\` (39 % of tilld's busy time before this
+  round) is wall-clock time: its sampler counts the time tilld waits to run again after a write has woken the
+  reader on the other core. \`perf record\` of tilld in the same bench (before this round, about 1,000 req/s under perf) put
+  the kernel at 15.5 % of tilld's CPU (the TCP sends about 7 %, half of it to PostgreSQL), node's own code (V8's
+  inline caches, the async hooks' promise hooks, the scavenger) at 66 %, optimized JIT code 13 %, libc 5 %.
+- **A Unix socket to PostgreSQL** (\`TILL_DATABASE_URL=postgres://user@%2Fvar%2Frun%2Fpostgresql/db\`, which
+  tilld already takes), after the pipelining, A/B on the same build (\`--postgres-urls=TCP,SOCKET\`, 6 rounds,
+  load 9–15): tilld 294 / 279 µs a product / state read over TCP against 300 / 284 µs over the socket, PostgreSQL's
+  131 / 113 against 119 / 126 µs: no difference left to see once eight reads share a write. The bench keeps TCP.
+- **A token lookup beside each read**: there is none to pipeline or join; the token comes from the 2 s cache
+  (core/billing/access-tokens/cache.ts), so a read is one statement.
+
 ### Before and after, fourth round (one sitting)
 
 17:56–18:00, load (1 min) 8.7–11.2 throughout (two other helpers' tests and benches beside it). Before: the build of
@@ -424,8 +450,11 @@ the JSON parser among them), which every other route still does.
   run against 2.3–3.5 µs with \`limit 1\` (a bound \`offset ?\`: 2.2–3.0 µs). compiledRead writes the limit in for the
   hot reads; every query knex runs with \`.first()\` or a constant \`.limit(n)\` still binds it, which knex's
   \`skipBinding\` option (or the SQLite query compiler writing integer limits in) would avoid, for all of them at once.
-- **PostgreSQL, 0.20–0.22× of 0.35× in one loaded run**: tilld's largest cost is the kernel's work for the socket
-  writes (41 %), one to PostgreSQL and one answer a read; a Unix socket to PostgreSQL helps (third round, below).
+- **PostgreSQL, 0.28× / 0.33× of 0.35× in the last quiet run (before the fifth round)**: after the pipelining what
+  is left of tilld's CPU a read is node's own (HTTP parsing and writing, the promise hooks, GC), node-pg parsing
+  each answer with its row description (its Describe is sent every time) and the JSON columns, the row mappers and
+  serializers, pino's line (its redaction of wildcard paths on every line, about 2 %), the ETag's SHA-1 and the
+  token's SHA-256.
 - **p99 < 25 ms** at 100 connections is out of reach of any server on this machine (Little's law, above): what can be
   shown is a p99 close to the mean (no tail). A latency target for this bench would be measured at a fixed request
   rate (autocannon \`-R\`) or at fewer connections.

@@ -168,8 +168,13 @@ async function customerOfSubject(db: Executor, organizationId: string, subject: 
   return (await findCustomers(db, { externalId: subject.slice(separator + 1) }, [organizationId]))[0];
 }
 
-/** Customers refreshed by one run of the refresh job. */
-const REFRESH_BATCH = 50;
+/**
+ * Customers refreshed by one run of the refresh job. On SQLite the run's write holds the one writer, so a run stays
+ * short; on PostgreSQL a run's statements are as many for 250 customers as for 50 (each read and write takes all of
+ * them at once), and a customer whose refresh comes due behind a load's hundred busy customers is taken by the next
+ * run instead of the third.
+ */
+const REFRESH_BATCH = { sqlite: 50, postgres: 250 } as const;
 
 async function refreshSubject(trx: Knex.Transaction, clock: Clock, organizationId: string, subject: string): Promise<void> {
   const customer = await customerOfSubject(trx, organizationId, subject);
@@ -193,7 +198,7 @@ export const meteringJobs: JobHandlers = {
     // The extra claims share the runner's lease on this job, from the runner's claim. (Not read back from this job's
     // row: under ingest the next batch for the same customer releases that claim at once, and the run then took
     // this one customer alone, a hundred runs where two would do.)
-    const more = await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs: claimedAtMs ?? clock.now().getTime(), limit: REFRESH_BATCH - 1, excludeIds: [job.id] });
+    const more = await claimDueJobsOfKind(db, { kind: CUSTOMER_REFRESH_JOB, organizationId: job.organizationId, dueByMs: clock.now().getTime(), nowMs: claimedAtMs ?? clock.now().getTime(), limit: REFRESH_BATCH[dialectOf(db)] - 1, excludeIds: [job.id] });
     try {
       await refreshCustomers(db, clock, job.organizationId, [job.subjectId, ...more.jobs.map((other) => other.subjectId)]);
     } catch (error) {
@@ -280,30 +285,44 @@ export async function planRefresh(db: Database, organizationId: string, ids: rea
 export async function applyRefresh(trx: Knex.Transaction, clock: Clock, changed: readonly ChangedCustomer[]): Promise<string[]> {
   const now = clock.now();
   const raced: string[] = [];
-  const current = new Map(
-    (await trx(TABLE).whereIn('customer_id', changed.map(({ customer }) => customer.id)).select('id', 'customer_id', 'meter_id', 'consumed_units', 'credited_units')).map((row) => [`${row.meter_id}/${row.customer_id}`, row]),
-  );
+  const postgres = dialectOf(trx) === 'postgres';
+  const current = new Map((await storedRowsOf(trx, changed.map(({ customer }) => customer.id), postgres)).map((row) => [`${row.meter_id}/${row.customer_id}`, row]));
   const asRead = (a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined) =>
     a && b ? a.id === b.id && Number(a.consumed_units) === Number(b.consumed_units) && Number(a.credited_units) === Number(b.credited_units) : a === b;
   // A customer deleted since the read is left alone: its deletion announced what it has left.
   const organizationId = changed[0]?.customer.organizationId ?? '';
   const live = new Set((await liveCustomersOf(trx, organizationId, changed.map(({ customer }) => customer.id))).map((customer) => customer.id));
   const announced: { customer: Customer; meters: CustomerMeter[] }[] = [];
+  const updates: { existing: Record<string, unknown>; balance: MeterBalance }[] = [];
   for (const { customer, figures } of changed) {
     if (!live.has(customer.id)) continue;
     if (!figures.every(({ meter, existing }) => asRead(current.get(`${meter.id}/${customer.id}`), existing))) {
       raced.push(customer.id);
       continue;
     }
-    // On SQLite this transaction holds the one writer: no row changes after the check above. On PostgreSQL another
-    // daemon's refresh still may, so a customer's writes go in a savepoint, rolled back if one finds its row changed.
-    const meters =
-      dialectOf(trx) === 'postgres'
+    let meters: CustomerMeter[] | undefined;
+    if (postgres && figures.every(({ existing, balance }) => existing || !balance.active)) {
+      // Its rows are locked as read (storedRowsOf) until this transaction ends: their updates, guarded all the same,
+      // go in one statement with every such customer's (updateFiguresPg).
+      meters = [];
+      for (const { existing, balance } of figures) {
+        if (!existing) continue;
+        const figuresNow = { consumedUnits: balance.consumedUnits, creditedUnits: balance.creditedUnits, balance: balance.balance };
+        if (figuresDiffer(existing, balance)) {
+          updates.push({ existing, balance });
+          meters.push({ ...toCustomerMeter(existing), ...figuresNow, modifiedAt: now });
+        } else meters.push({ ...toCustomerMeter(existing), ...figuresNow });
+      }
+    } else {
+      // A row to insert may meet another daemon's refresh inserting it (PostgreSQL): the customer's writes then go in a
+      // savepoint, rolled back if so. On SQLite this transaction holds the one writer: nothing changes after the check.
+      meters = postgres
         ? await trx.transaction((savepoint) => storeChangedFigures(savepoint, now, customer, figures)).catch((error: unknown) => {
             if (error instanceof RefreshRaced) return undefined;
             throw error;
           })
         : await storeChangedFigures(trx, now, customer, figures);
+    }
     if (!meters) {
       raced.push(customer.id);
       continue;
@@ -312,8 +331,47 @@ export async function applyRefresh(trx: Knex.Transaction, clock: Clock, changed:
     meters.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     announced.push({ customer, meters });
   }
+  await updateFiguresPg(trx, now, updates);
   await announceCustomerStates(trx, clock, organizationId, announced);
   return raced;
+}
+
+/**
+ * The run's customers' stored rows, as they are now. On PostgreSQL they stay locked until the run's transaction ends
+ * (FOR UPDATE, in the order a refresh of one customer updates them: by customer, then its meters oldest first), so
+ * that rows found as read are still so when written: no other refresh can change them meanwhile, and the run's
+ * updates need no savepoint a customer (three round trips each, two more for its updates).
+ */
+async function storedRowsOf(trx: Knex.Transaction, customerIds: readonly string[], postgres: boolean): Promise<Record<string, unknown>[]> {
+  const query = trx(`${TABLE} as cm`).whereIn('cm.customer_id', customerIds).select('cm.id', 'cm.customer_id', 'cm.meter_id', 'cm.consumed_units', 'cm.credited_units');
+  if (postgres) {
+    query
+      .join('meters as m', 'm.id', 'cm.meter_id')
+      .orderBy([{ column: 'cm.customer_id' }, { column: 'm.created_at' }, { column: 'm.id' }])
+      .forUpdate('cm');
+  }
+  return query;
+}
+
+/** PostgreSQL: the run's updates of rows it holds locked, in one statement, each guarded by the figures read. */
+async function updateFiguresPg(trx: Knex.Transaction, now: Date, updates: readonly { existing: Record<string, unknown>; balance: MeterBalance }[]): Promise<void> {
+  if (updates.length === 0) return;
+  const result = await trx.raw(
+    `update ${TABLE} as cm set consumed_units = v.consumed, credited_units = v.credited, balance = v.balance, modified_at = ?::timestamptz ` +
+      'from unnest(?::text[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[]) as v(id, read_consumed, read_credited, consumed, credited, balance) ' +
+      'where cm.id = v.id and cm.consumed_units = v.read_consumed and cm.credited_units = v.read_credited',
+    [
+      toDbTime(now),
+      updates.map(({ existing }) => String(existing.id)),
+      updates.map(({ existing }) => Number(existing.consumed_units)),
+      updates.map(({ existing }) => Number(existing.credited_units)),
+      updates.map(({ balance }) => balance.consumedUnits),
+      updates.map(({ balance }) => balance.creditedUnits),
+      updates.map(({ balance }) => balance.balance),
+    ] as unknown as Knex.RawBinding[],
+  );
+  // The rows were locked as read: a miss is a bug, and the run's transaction is rolled back rather than announce it.
+  if (result.rowCount !== updates.length) throw new Error(`A refresh run updated ${result.rowCount} of ${updates.length} locked customer meter rows`);
 }
 
 /** Stores a customer's figures whose rows are as read, each update guarded by them: RefreshRaced when one is not. */

@@ -86,6 +86,32 @@ export async function recordEvent(
   return { id, organizationId: event.organizationId, payload, createdAt: now };
 }
 
+/**
+ * recordEvent for several events of one organization in the same transaction (a metering refresh run announcing its
+ * customers): one insert, in the order given (their `seq` follows it), and one NOTIFY, instead of two statements each.
+ */
+export async function recordEvents(
+  trx: Knex.Transaction,
+  clock: Clock,
+  organizationId: string,
+  events: readonly { type: WebhookEventType; data: unknown }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const now = clock.now();
+  const rows = events.map((event) => ({
+    id: newId(),
+    organization_id: organizationId,
+    type: event.type,
+    payload: toDbJson({ type: event.type, timestamp: now.toISOString(), data: event.data } satisfies EventPayload),
+    created_at: toDbTime(now),
+  }));
+  // SQLite takes at most 999 bound values a statement (five a row here).
+  for (let start = 0; start < rows.length; start += 150) await trx(TABLE).insert(rows.slice(start, start + 150));
+  if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, organizationId]);
+  announceOnCommit(trx, organizationId);
+  for (const event of events) await recordLifecycleEvents(trx, organizationId, now, event);
+}
+
 function announceOnCommit(trx: Executor, organizationId: string) {
   // A transaction's client shares its pool's config object: that names the pool the event was written through.
   const announce = () => committed.emit('event', organizationId, trx.client.config);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import { dialectOf, type Database, type Executor } from '../../db/database.js';
-import { recordEvent } from '../../webhooks/outbox.js';
+import { recordEvent, recordEvents } from '../../webhooks/outbox.js';
 import { activeCustomerMeters } from '../../metering/customer-meters.js';
 import { serializeCustomerStateMeter } from '../../metering/serialize.js';
 import { activeGrantsOf, activeGrantsOfCustomers } from '../benefit-grants/repository.js';
@@ -131,8 +131,6 @@ export async function announceCustomerStates(trx: Knex.Transaction, clock: Clock
   const subscriptions = await subscriptionsOfCustomers(trx, ids, ACTIVE_STATUSES);
   const grants = await activeGrantsOfCustomers(trx, ids);
   const benefits = await findBenefits(trx, organizationId, [...new Set([...grants.values()].flatMap((list) => list.map((grant) => grant.benefitId)))]);
-  for (const { customer, meters } of known) {
-    const data = stateOf(customer, subscriptions.get(customer.id) ?? [], grants.get(customer.id) ?? [], benefits, meters);
-    await recordEvent(trx, clock, { organizationId, type: 'customer.state_changed', data });
-  }
+  const events = known.map(({ customer, meters }) => ({ type: 'customer.state_changed' as const, data: stateOf(customer, subscriptions.get(customer.id) ?? [], grants.get(customer.id) ?? [], benefits, meters) }));
+  await recordEvents(trx, clock, organizationId, events);
 }

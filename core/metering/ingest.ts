@@ -203,8 +203,8 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
 
     const inserted = new Set(await insertEvents(trx, events));
     const fresh = inserted.size === events.length ? events : events.filter((event) => inserted.has(event.id));
-    await noteFirstUserEvents(trx, organizationId, events);
-    await recordIngested(trx, organizationId, fresh, now);
+    const firstEvents = await noteFirstUserEvents(trx, organizationId, events);
+    await recordIngested(trx, organizationId, fresh, now, firstEvents);
     return { inserted: inserted.size, duplicates: events.length - inserted.size };
   }));
 }

@@ -19,9 +19,12 @@ export interface Touched {
  * (every meter of the organization but unique ones, archived ones too so that unarchiving finds them whole), by
  * customer, and marks the customers it touched for a refresh due at `dirtyAt` (markCustomersDirty). An event sent
  * with an external id counts for the customer holding that external id now; an event of no known customer is left
- * to the customer's creation (which rebuilds its figures from the events).
+ * to the customer's creation (which rebuilds its figures from the events). The usage rows of customers whose first
+ * user events these are (`firstEvents`, from noteFirstUserEvents) hold all of their events: they are whole at once
+ * instead of pending, and the customer's first refresh need not rebuild them from the events, which waited on the
+ * rows' locks behind every ingest of the customer.
  */
-export async function recordIngested(trx: Executor, organizationId: string, events: readonly StoredEvent[], dirtyAt: Date): Promise<Touched> {
+export async function recordIngested(trx: Executor, organizationId: string, events: readonly StoredEvent[], dirtyAt: Date, firstEvents: ReadonlySet<string> = new Set()): Promise<Touched> {
   const externals = [...new Set(events.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
   const byExternal = new Map<string, string>();
   if (externals.length) {
@@ -62,14 +65,14 @@ export async function recordIngested(trx: Executor, organizationId: string, even
   const subjects = [...result.customerIds, ...unknownExternalIds.map((external) => `${organizationId}:${external}`)];
   if (dialectOf(trx) === 'postgres') {
     await writeAsOneStatement(trx, [
-      (where) => usageUpsertPg(organizationId, usage, where),
+      (where) => usageUpsertPg(organizationId, usage, firstEvents, where),
       (where) => rollupsUpsertPg(rollups, where),
       (where) => dirtyCustomersUpsertPg(organizationId, subjects, dirtyAt, where),
     ]);
     if (subjects.length) wakeJobRunnerOnCommit(trx, dirtyAt.getTime());
     return result;
   }
-  await addUsage(trx, organizationId, usage);
+  await addUsage(trx, organizationId, usage, firstEvents);
   await addRollups(trx, rollups);
   await markCustomersDirty(trx, organizationId, subjects, dirtyAt);
   return result;

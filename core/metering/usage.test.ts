@@ -146,4 +146,28 @@ describe("customers' usage kept by ingestion", () => {
     expect(await until(list, (items) => items[0]?.consumedUnits === 4, 'the early events to count')).toMatchObject([{ consumedUnits: 4 }]);
     expect(await findUsage(daemon.db, meter.id, customer)).toMatchObject({ pending: false, partial: { events: 4 } });
   });
+
+  // Last: it stops the background refreshes, which would rebuild a pending row (a customer's first refresh makes its rows).
+  it("makes a customer's usage whole at its first events, and leaves pending a customer's with earlier events or an external id", async () => {
+    await daemon.stopBackground();
+    const newcomer = (await sdk().customers.create({ organizationId, email: `${unique('n')}@example.com` })).id;
+    const named = (await sdk().customers.create({ organizationId, email: `${unique('x')}@example.com`, externalId: unique('named') })).id;
+    const veteran = (await sdk().customers.create({ organizationId, email: `${unique('v')}@example.com` })).id;
+    const meter = await sdk().meters.create({ organizationId, name: 'First', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'first' }] }, aggregation: { func: 'sum', property: 'n' } });
+    const [meterOfFirst] = await findMetersByIds(daemon.db, [meter.id]);
+    // The veteran's earlier event is one no meter counts: its usage row of a meter is still made at its next event.
+    await sdk().events.ingest({ events: [{ name: 'unmetered', customerId: veteran }] });
+
+    await sdk().events.ingest({ events: [newcomer, named, veteran].map((customerId) => ({ name: 'first', customerId, metadata: { n: 2 } })) });
+    await sdk().events.ingest({ events: [{ name: 'first', customerId: newcomer, metadata: { n: 3 } }] });
+
+    // Nothing of the newcomer's was stored before its first batch: its row holds all of its events without a rebuild.
+    expect(await findUsage(daemon.db, meter.id, newcomer)).toMatchObject({ pending: false, sinceMs: 0, partial: { events: 2 } });
+    const full = await customerUsage(daemon.db, meterOfFirst!, { id: newcomer, externalId: null }, {});
+    expect(quantityOf(meterOfFirst!.aggregation, (await findUsage(daemon.db, meter.id, newcomer))!.partial)).toBe(full.quantity);
+    expect(full.quantity).toBe(5);
+    // Events may have named the external id before the customer had it; the veteran has events from before the row.
+    expect(await findUsage(daemon.db, meter.id, named)).toMatchObject({ pending: true });
+    expect(await findUsage(daemon.db, meter.id, veteran)).toMatchObject({ pending: true });
+  });
 });

@@ -22,26 +22,29 @@ export interface Usage {
 
 const toUsage = (row: Record<string, unknown>): Usage => ({ partial: toPartial(row), sinceMs: fromDbInt(row.since_ms), pending: Number(row.pending) !== 0 });
 
-/** Adds an ingested batch's partials, one per meter and customer. A row created here has no baseline yet: it is pending. */
-export async function addUsage(trx: Executor, organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>): Promise<void> {
-  await addPartialRows(trx, TABLE, USAGE_KEY, usageRows(organizationId, deltas));
+/**
+ * Adds an ingested batch's partials, one per meter and customer. A row created here has no baseline yet (it is
+ * pending) unless its customer is among `whole`: customers none of whose events were stored before the batch.
+ */
+export async function addUsage(trx: Executor, organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>, whole: ReadonlySet<string> = new Set()): Promise<void> {
+  await addPartialRows(trx, TABLE, USAGE_KEY, usageRows(organizationId, deltas, whole));
 }
 
 const USAGE_KEY = ['meter_id', 'customer_id'];
 
 /** PostgreSQL: addUsage as one statement, for a step of the ingest's WITH (partialRowsUpsertPg); undefined when no rows. */
-export function usageUpsertPg(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>, where = ''): Statement | undefined {
-  const rows = usageRows(organizationId, deltas);
+export function usageUpsertPg(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>, whole: ReadonlySet<string>, where = ''): Statement | undefined {
+  const rows = usageRows(organizationId, deltas, whole);
   return rows.length ? partialRowsUpsertPg(TABLE, USAGE_KEY, rows, where) : undefined;
 }
 
-function usageRows(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>): Record<string, unknown>[] {
+function usageRows(organizationId: string, deltas: ReadonlyMap<string, ReadonlyMap<string, Partial>>, whole: ReadonlySet<string>): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   // In a fixed order, meters as given (the organization's, oldest first, as a refresh takes them) and customers
   // sorted: two transactions locking the same rows in different orders would deadlock on PostgreSQL.
   for (const meterId of deltas.keys()) {
     for (const [customerId, p] of [...deltas.get(meterId)!].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
-      rows.push({ meter_id: meterId, customer_id: customerId, organization_id: organizationId, since_ms: 0, events: p.events, numbers: p.numbers, total: p.total, smallest: p.smallest, largest: p.largest, pending: 1 });
+      rows.push({ meter_id: meterId, customer_id: customerId, organization_id: organizationId, since_ms: 0, events: p.events, numbers: p.numbers, total: p.total, smallest: p.smallest, largest: p.largest, pending: whole.has(customerId) ? 0 : 1 });
     }
   }
   return rows;

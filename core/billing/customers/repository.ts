@@ -79,9 +79,13 @@ export async function insertCustomer(trx: Executor, customer: Customer): Promise
 
 /**
  * Moves customers' first_user_event_at back to the earliest of the times given (an ingested batch), by customer id or
- * by external id. One read per batch; a write only for a customer whose first event this is.
+ * by external id. One read per batch; a write only for a customer whose first event this is. Answers the customers
+ * whose first user events these are, found so under the write's row lock, and who have no external id (events sent
+ * with an external id before it was theirs would count for them too): nothing of theirs was stored before, so the
+ * batch's usage rows hold all of their events (core/metering/ingested.ts).
  */
-export async function noteFirstUserEvents(trx: Executor, organizationId: string, events: readonly { customerId: string | null; externalCustomerId: string | null; timestamp: Date }[]): Promise<void> {
+export async function noteFirstUserEvents(trx: Executor, organizationId: string, events: readonly { customerId: string | null; externalCustomerId: string | null; timestamp: Date }[]): Promise<Set<string>> {
+  const first = new Set<string>();
   const byId = new Map<string, number>();
   const byExternal = new Map<string, number>();
   for (const event of events) {
@@ -90,7 +94,7 @@ export async function noteFirstUserEvents(trx: Executor, organizationId: string,
     const at = event.timestamp.getTime();
     if (!map.has(key) || at < map.get(key)!) map.set(key, at);
   }
-  if (!byId.size && !byExternal.size) return;
+  if (!byId.size && !byExternal.size) return first;
   const rows = await trx(TABLE)
     .where({ organization_id: organizationId })
     .where((q) => q.whereIn('id', [...byId.keys()]).orWhereIn('external_id', [...byExternal.keys()]))
@@ -98,11 +102,20 @@ export async function noteFirstUserEvents(trx: Executor, organizationId: string,
     .select('id', 'external_id', 'first_user_event_at');
   for (const row of rows) {
     const candidates = [byId.get(String(row.id)), row.external_id === null ? undefined : byExternal.get(String(row.external_id))].filter((at): at is number => at !== undefined);
-    const earliest = Math.min(...candidates);
+    const earliest = toDbTime(new Date(Math.min(...candidates)));
     const current = fromDbTimeOrNull(row.first_user_event_at);
-    if (current && current.getTime() <= earliest) continue;
-    await trx(TABLE).where({ id: row.id }).update({ first_user_event_at: toDbTime(new Date(earliest)) });
+    if (current && current.getTime() <= Date.parse(earliest)) continue;
+    if (!current) {
+      // Guarded: an ingest of the same customer committed meanwhile (this waited for its lock) set it first.
+      const [updated] = await trx(TABLE).where({ id: row.id }).whereNull('first_user_event_at').update({ first_user_event_at: earliest }, ['external_id']);
+      if (updated) {
+        if (updated.external_id === null) first.add(String(row.id));
+        continue;
+      }
+    }
+    await trx(TABLE).where({ id: row.id }).where('first_user_event_at', '>', earliest).update({ first_user_event_at: earliest });
   }
+  return first;
 }
 
 /**

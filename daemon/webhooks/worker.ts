@@ -1,8 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import { dialectOf, type Database } from '../../core/db/database.js';
-import { attempt, FAN_OUT_BATCH, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
+import { FAN_OUT_BATCH, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
 import { onEventCommitted } from '../../core/webhooks/outbox.js';
 import { claimDueRun, releaseAllClaims, releaseClaims, type ClaimedDelivery } from '../../core/webhooks/repository.js';
+import { threadSender, type SendingRun } from '../../core/webhooks/send-run.js';
 import type { Logger } from '../logger.js';
 
 export interface WebhookWorkerOptions extends DeliverySettings {
@@ -41,6 +42,7 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     if (released) logger.info({ component: 'webhooks', released }, 'released webhook claims left by the previous run');
   }
   const abort = new AbortController();
+  const sender = threadSender();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let inFlight = 0;
@@ -58,21 +60,22 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
   };
 
   /**
-   * Sends a claimed run of one endpoint's events in order. Answers are recorded together, every RECORD_EVERY
-   * attempts or RECORD_AFTER_MS (one commit for many deliveries), while the next events go out: a batch is written
-   * in the background, one at a time, and sending waits for it only when another batch is already full. A daemon
-   * killed before it records them sends them again from its next start, which at-least-once delivery allows. The
-   * first attempt that does not succeed (or a stop, or a claim found lost) ends the run once everything made is
-   * recorded, and the claims of the untried rest are released for their turn.
+   * Sends a claimed run of one endpoint's events in order, on the sending thread (core/webhooks/send-run.ts): its
+   * event loop waits for nothing else, so one endpoint's next event goes out as soon as the last is answered even
+   * while this loop is busy. Answers are recorded together here, every RECORD_EVERY attempts or RECORD_AFTER_MS (one
+   * commit for many deliveries), one batch at a time, while the next events go out. A daemon killed before it records
+   * them sends them again from its next start, which at-least-once delivery allows. The first attempt that does not
+   * succeed (or a stop, or a claim found lost) ends the run once everything made is recorded, and the claims of the
+   * untried rest are released for their turn.
    */
   async function send(run: ClaimedDelivery[]): Promise<void> {
-    const started = performance.now();
     let made: MadeAttempt[] = [];
-    let since = started;
+    let since = performance.now();
     let recording: Promise<void> | undefined;
     let recordError: unknown;
     // An outcome other than success was recorded (a claim lost, or the run's failure): the run ends.
     let ended = false;
+    let sending: SendingRun | undefined;
     const record = async (batch: MadeAttempt[]) => {
       try {
         const outcomes = await recordAttempts(db, batch, options);
@@ -86,47 +89,48 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
       } catch (err) {
         recordError ??= err;
       }
+      if (ended || recordError !== undefined) sending?.halt();
     };
+    const due = () => made.length >= RECORD_EVERY || (made.length > 0 && performance.now() - since >= RECORD_AFTER_MS);
     const startRecording = () => {
       const batch = made;
       made = [];
       since = performance.now();
       recording = record(batch).finally(() => {
         recording = undefined;
+        // Answers that came meanwhile: the next batch, once it is due (the rest is recorded when the run ends).
+        if (due()) startRecording();
       });
     };
-    // Waits for the batch in flight and records the rest; a batch that could not be recorded fails the run (its
-    // claims lapse, and its events go out again after the lease).
-    const finish = async () => {
-      await recording;
-      if (made.length && recordError === undefined) await record(made);
-      if (recordError !== undefined) throw recordError;
-    };
-    const release = (from: number) => releaseClaims(db, run.slice(from).map((c) => c.event.rowId), run[0].token);
-    for (let i = 0; i < run.length; i++) {
-      // The run shares one lease (leaseMs: twice the attempt limit and more): start an attempt only while it can end within it.
-      if (i > 0 && (stopped || ended || recordError !== undefined || performance.now() - started > options.timeoutMs)) {
-        await finish();
-        return release(i);
-      }
-      const claimed = run[i];
-      const result = await attempt(claimed, clock, options, abort.signal);
-      if (abort.signal.aborted) {
-        await finish();
-        return release(i);
-      }
-      made.push({ claimed, result, at: clock.now() });
-      if (!result.succeeded) {
-        await finish();
-        return release(i + 1);
-      }
-      if (made.length >= RECORD_EVERY || performance.now() - since >= RECORD_AFTER_MS) {
-        // One batch in flight at a time; the next fills meanwhile and waits for it only once full.
-        if (recording && made.length >= RECORD_EVERY) await recording;
-        if (!recording) startRecording();
-      }
-    }
-    await finish();
+    const { endpoint } = run[0];
+    const settings = { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, userAgent: options.userAgent, clockOffsetMs: clock.now().getTime() - Date.now() };
+    const items = run.map(({ event }) => ({ url: endpoint.url, id: event.id, body: event.payload, secret: endpoint.secret }));
+    sending = sender.start(items, settings, (index, result) => {
+      made.push({ claimed: run[index], result, at: clock.now() });
+      if (!recording && due()) startRecording();
+    }, abort.signal);
+    if (stopped) sending.halt();
+    const next = await sending.done;
+    // Everything made is recorded before the untried rest is released; a batch that could not be recorded fails the
+    // run (its claims lapse, and its events go out again after the lease).
+    while (recording) await recording;
+    if (made.length && recordError === undefined) await record(made.splice(0));
+    if (recordError !== undefined) throw recordError;
+    if (next < run.length) await releaseClaims(db, run.slice(next).map((c) => c.event.rowId), run[0].token);
+  }
+
+  /** Sends a claimed run in the background; when it ends, the worker looks again at once. */
+  function start(run: ClaimedDelivery[]) {
+    inFlight++;
+    const work: Promise<void> = send(run)
+      .catch((err) => fail(err, 'webhook delivery failed'))
+      .finally(() => {
+        inFlight--;
+        running.delete(work);
+        // A finished run may make the endpoint's next event due: look again straight away.
+        schedule(0);
+      });
+    running.add(work);
   }
 
   /** Claims runs of due attempts until `concurrency` endpoints are being sent to or nothing is due; sends run in the background. */
@@ -134,17 +138,27 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     while (!stopped && inFlight < options.concurrency) {
       const run = await claimDueRun(db, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
       if (!run.length) return;
-      inFlight++;
-      const work: Promise<void> = send(run)
-        .catch((err) => fail(err, 'webhook delivery failed'))
-        .finally(() => {
-          inFlight--;
-          running.delete(work);
-          // A finished run may make the endpoint's next event due: look again straight away.
-          schedule(0);
-        });
-      running.add(work);
+      start(run);
     }
+  }
+
+  /**
+   * On SQLite, the fan-out and the claims in one transaction: one turn at the single writer instead of one each
+   * (the fan-out, the claim that found a run, and the one that found nothing more). Under ingest every turn waits
+   * behind an ingest transaction, 40-90 ms each on this machine, and an event committed meanwhile waited for all of
+   * them before it went out. The runs are sent once the claims are committed.
+   */
+  async function fanOutAndFillInOneTurn(): Promise<void> {
+    const runs: ClaimedDelivery[][] = [];
+    await db.transaction(async (trx) => {
+      while (!stopped && (await fanOutEvents(trx, clock)) >= FAN_OUT_BATCH);
+      while (!stopped && inFlight + runs.length < options.concurrency) {
+        const run = await claimDueRun(trx, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
+        if (!run.length) break;
+        runs.push(run);
+      }
+    });
+    for (const run of runs) start(run);
   }
 
   let again = false;
@@ -156,6 +170,14 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     }
     again = false;
     scanning = (async () => {
+      if (dialectOf(db) === 'sqlite') {
+        try {
+          await fanOutAndFillInOneTurn();
+        } catch (err) {
+          fail(err, 'webhook fan-out and claim failed');
+        }
+        return;
+      }
       try {
         // A fan-out that took less than a full batch left nothing behind (an event committed since wakes the worker
         // again; another daemon's is found by the poll): a second one, in the way of the first delivery, would find nothing.
@@ -186,6 +208,7 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
       abort.abort();
       await scanning;
       await Promise.allSettled([...running]);
+      await sender.close();
     },
   };
 }

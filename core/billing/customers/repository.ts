@@ -99,6 +99,8 @@ export async function noteFirstUserEvents(trx: Executor, organizationId: string,
     .where({ organization_id: organizationId })
     .where((q) => q.whereIn('id', [...byId.keys()]).orWhereIn('external_id', [...byExternal.keys()]))
     .whereNull('deleted_at')
+    // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
+    .orderBy('id')
     .select('id', 'external_id', 'first_user_event_at');
   for (const row of rows) {
     const candidates = [byId.get(String(row.id)), row.external_id === null ? undefined : byExternal.get(String(row.external_id))].filter((at): at is number => at !== undefined);

@@ -461,6 +461,28 @@ const HISTORY = `### What held requests up (2026-11-26)
   and the refresh produced only 10-20 state changes a second at that load, within what even the old sending managed.
   A quiet run is the test of it.
 
+### PostgreSQL's refresh runs (2026-11-26, night)
+
+- **Where a run's time went.** Counted in tilld under this bench (node-pg's query wrapped): a run wrote each changed
+  customer with six statements of its own (a savepoint, its two meters' updates, the release, the event's INSERT and
+  its NOTIFY), some 300 round trips for 50 customers, each waiting for a turn of a busy tilld. And the load's 100
+  customers are new: each one's first events made usage rows without a baseline (pending), so its first refresh
+  rebuilt them alone from the events, in a transaction that waited on the rows' locks behind every ingest holding
+  them: logged per run (load 12.6), the first run of 50 took 18.4 s, and no customer.state_changed came meanwhile.
+- **What changed (6a231c8, 97f4700).** A run locks its customers' stored rows as it checks them (FOR UPDATE, in the
+  order a one-customer refresh takes them) and writes them in one guarded UPDATE, its events with one INSERT and one
+  NOTIFY: some ten statements whatever its size, and a run takes up to 250 customers on PostgreSQL. The ingest that
+  stores a customer's first user events (no external id: nothing else can count for it) makes its usage rows whole at
+  once. Logged after (load 10-13): 10 rebuilds in the first run instead of 100, then runs of 101 customers in
+  113-841 ms against 582 ms-1.36 s for 50 before.
+- **What it moved.** More runs a second announce more changes: in two alternating pairs at load 6 (20:52-20:54, before
+  ad96717 / after), the fresh customer's state_changed waited 3.4-4.8 s in the outbox after the change against
+  0.26-0.49 s before, and came no sooner from the ingest sent (p50 6.6 and 8.8 s against 5.5 and 5.3 s): the one
+  endpoint receiving every busy customer's changes in order is now what state_changed waits for under this load
+  (both builds without 0d5727b's sending thread, which came after).
+  Not tried for long enough to keep: spacing an organization's runs (at most two starts a second); its runs overlapped
+  test runs at load 12-14.
+
 Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
 with its load average; absolute figures at such loads say little, the direction does.
 

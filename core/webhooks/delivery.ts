@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { dialectOf, type Database } from '../db/database.js';
 import { renderPayload } from './formats.js';
@@ -59,30 +60,33 @@ export const FAN_OUT_BATCH = 200;
  * transaction, so a crash leaves an event either untouched or fully queued. Answers how many events it took.
  */
 export async function fanOutEvents(db: Database, clock: Clock, limit = FAN_OUT_BATCH): Promise<number> {
-  return db.transaction(async (trx) => {
-    if (!(await tryFanOutLock(trx))) return 0;
-    const events = await lockUnfannedEvents(trx, limit);
-    if (!events.length) return 0;
-    const organizationIds = [...new Set(events.map((e) => e.organizationId))];
-    const endpoints = await endpointsOf(trx, organizationIds);
-    const names = endpoints.length ? await organizationNames(trx, organizationIds) : new Map<string, string>();
-    const now = clock.now();
-    const items = events.flatMap((event) =>
-      endpoints
-        .filter((e) => e.organizationId === event.organizationId && e.events.includes(event.type) && e.createdAt.getTime() <= event.createdAt.getTime())
-        .map((endpoint) => ({
-          endpointId: endpoint.id,
-          apiVersion: endpoint.apiVersion,
-          event,
-          payload: renderPayload(endpoint.format, event.payload, names.get(event.organizationId) ?? event.organizationId),
-          status: endpoint.enabled ? ('pending' as const) : ('skipped' as const),
-        })),
-    );
-    // Many rows at once would pass SQLite's bound-parameter limit; a few hundred per statement is safe.
-    for (let i = 0; i < items.length; i += 50) await queueEndpointEvents(trx, items.slice(i, i + 50), now);
-    await markFannedOut(trx, events.map((e) => e.seq), now.getTime());
-    return events.length;
-  });
+  return db.transaction((trx) => fanOutIn(trx, clock, limit));
+}
+
+/** fanOutEvents in a transaction the caller holds (the worker's one turn: fan-out, then claims). */
+export async function fanOutIn(trx: Knex.Transaction, clock: Clock, limit = FAN_OUT_BATCH): Promise<number> {
+  if (!(await tryFanOutLock(trx))) return 0;
+  const events = await lockUnfannedEvents(trx, limit);
+  if (!events.length) return 0;
+  const organizationIds = [...new Set(events.map((e) => e.organizationId))];
+  const endpoints = await endpointsOf(trx, organizationIds);
+  const names = endpoints.length ? await organizationNames(trx, organizationIds) : new Map<string, string>();
+  const now = clock.now();
+  const items = events.flatMap((event) =>
+    endpoints
+      .filter((e) => e.organizationId === event.organizationId && e.events.includes(event.type) && e.createdAt.getTime() <= event.createdAt.getTime())
+      .map((endpoint) => ({
+        endpointId: endpoint.id,
+        apiVersion: endpoint.apiVersion,
+        event,
+        payload: renderPayload(endpoint.format, event.payload, names.get(event.organizationId) ?? event.organizationId),
+        status: endpoint.enabled ? ('pending' as const) : ('skipped' as const),
+      })),
+  );
+  // Many rows at once would pass SQLite's bound-parameter limit; a few hundred per statement is safe.
+  for (let i = 0; i < items.length; i += 50) await queueEndpointEvents(trx, items.slice(i, i + 50), now);
+  await markFannedOut(trx, events.map((e) => e.seq), now.getTime());
+  return events.length;
 }
 
 /** Signs and sends one claimed event to its endpoint (the signature is made now: the timestamp is this attempt's). */

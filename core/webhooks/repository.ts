@@ -221,40 +221,43 @@ export interface ClaimedDelivery {
  * pending event for an earlier one: that was a probe per pending event, 2,000 probes a claim for a burst of 2,000.
  */
 export async function claimDueRun(db: Knex, nowMs: number, leaseMs: number, max: number, endpointId?: string): Promise<ClaimedDelivery[]> {
-  return db.transaction(async (trx) => {
-    const pg = dialectOf(trx) === 'postgres';
-    const heads = await trx.raw(
-      `select q.* from ${ENDPOINTS} e
-       join ${QUEUE} q on q.id = (select h.id from ${QUEUE} h where h.endpoint_id = e.id and h.status = 'pending' order by h.event_seq limit 1)
-       where e.enabled = ${pg ? 'true' : '1'} and e.deleted_at is null${endpointId ? ' and e.id = ?' : ''}
-         and q.next_attempt_at_ms <= ? and (q.locked_until_ms is null or q.locked_until_ms < ?)
-       order by q.next_attempt_at_ms, q.event_seq
-       limit 1${pg ? ' for update of q skip locked' : ''}`,
-      [...(endpointId ? [endpointId] : []), nowMs, nowMs],
-    );
-    const head = (pg ? heads.rows : heads)[0] as Record<string, unknown> | undefined;
-    if (!head) return [];
-    // Only a claim writes: a transaction that found nothing commits nothing to flush.
-    if (pg) await trx.raw(BOOKKEEPING_COMMIT);
-    const rest =
-      max > 1
-        ? await trx(QUEUE)
-            .where({ endpoint_id: head.endpoint_id, status: 'pending' })
-            .where('event_seq', '>', head.event_seq as number)
-            .orderBy('event_seq')
-            .limit(max - 1)
-        : [];
-    // The run ends at the first event that is not simply waiting its turn (already tried, or held by a claim).
-    const stop = rest.findIndex((row) => fromDbInt(row.attempts) > 0 || fromDbInt(row.next_attempt_at_ms) > nowMs || (row.locked_until_ms !== null && fromDbInt(row.locked_until_ms) >= nowMs));
-    const rows = [head, ...(stop === -1 ? rest : rest.slice(0, stop))];
-    const token = randomUUID();
-    const ids = rows.map((row) => row.id as string);
-    for (let i = 0; i < ids.length; i += 500) {
-      await trx(QUEUE).whereIn('id', ids.slice(i, i + 500)).update({ locked_by: token, locked_until_ms: nowMs + leaseMs });
-    }
-    const endpoint = toEndpoint(await trx(ENDPOINTS).where({ id: head.endpoint_id }).first());
-    return rows.map((row) => ({ event: toEndpointEvent(row), endpoint, token }));
-  });
+  return db.transaction((trx) => claimDueRunIn(trx, nowMs, leaseMs, max, endpointId));
+}
+
+/** claimDueRun in a transaction the caller holds (the worker's one turn: fan-out, then claims): the claim holds once it commits. */
+export async function claimDueRunIn(trx: Knex.Transaction, nowMs: number, leaseMs: number, max: number, endpointId?: string): Promise<ClaimedDelivery[]> {
+  const pg = dialectOf(trx) === 'postgres';
+  const heads = await trx.raw(
+    `select q.* from ${ENDPOINTS} e
+     join ${QUEUE} q on q.id = (select h.id from ${QUEUE} h where h.endpoint_id = e.id and h.status = 'pending' order by h.event_seq limit 1)
+     where e.enabled = ${pg ? 'true' : '1'} and e.deleted_at is null${endpointId ? ' and e.id = ?' : ''}
+       and q.next_attempt_at_ms <= ? and (q.locked_until_ms is null or q.locked_until_ms < ?)
+     order by q.next_attempt_at_ms, q.event_seq
+     limit 1${pg ? ' for update of q skip locked' : ''}`,
+    [...(endpointId ? [endpointId] : []), nowMs, nowMs],
+  );
+  const head = (pg ? heads.rows : heads)[0] as Record<string, unknown> | undefined;
+  if (!head) return [];
+  // Only a claim writes: a transaction that found nothing commits nothing to flush.
+  if (pg) await trx.raw(BOOKKEEPING_COMMIT);
+  const rest =
+    max > 1
+      ? await trx(QUEUE)
+          .where({ endpoint_id: head.endpoint_id, status: 'pending' })
+          .where('event_seq', '>', head.event_seq as number)
+          .orderBy('event_seq')
+          .limit(max - 1)
+      : [];
+  // The run ends at the first event that is not simply waiting its turn (already tried, or held by a claim).
+  const stop = rest.findIndex((row) => fromDbInt(row.attempts) > 0 || fromDbInt(row.next_attempt_at_ms) > nowMs || (row.locked_until_ms !== null && fromDbInt(row.locked_until_ms) >= nowMs));
+  const rows = [head, ...(stop === -1 ? rest : rest.slice(0, stop))];
+  const token = randomUUID();
+  const ids = rows.map((row) => row.id as string);
+  for (let i = 0; i < ids.length; i += 500) {
+    await trx(QUEUE).whereIn('id', ids.slice(i, i + 500)).update({ locked_by: token, locked_until_ms: nowMs + leaseMs });
+  }
+  const endpoint = toEndpoint(await trx(ENDPOINTS).where({ id: head.endpoint_id }).first());
+  return rows.map((row) => ({ event: toEndpointEvent(row), endpoint, token }));
 }
 
 /** Lets go of every claim (SQLite at start-up: one daemon per file, so a claim left behind is a dead one's). */

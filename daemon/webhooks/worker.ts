@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import { dialectOf, type Database } from '../../core/db/database.js';
-import { FAN_OUT_BATCH, fanOutEvents, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
+import { FAN_OUT_BATCH, fanOutIn, leaseMs, recordAttempts, type DeliverySettings, type MadeAttempt } from '../../core/webhooks/delivery.js';
 import { onEventCommitted } from '../../core/webhooks/outbox.js';
-import { claimDueRun, releaseAllClaims, releaseClaims, type ClaimedDelivery } from '../../core/webhooks/repository.js';
+import { claimDueRunIn, releaseAllClaims, releaseClaims, type ClaimedDelivery } from '../../core/webhooks/repository.js';
 import { threadSender, type SendingRun } from '../../core/webhooks/send-run.js';
 import type { Logger } from '../logger.js';
 
@@ -133,27 +133,21 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     running.add(work);
   }
 
-  /** Claims runs of due attempts until `concurrency` endpoints are being sent to or nothing is due; sends run in the background. */
-  async function fill(): Promise<void> {
-    while (!stopped && inFlight < options.concurrency) {
-      const run = await claimDueRun(db, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
-      if (!run.length) return;
-      start(run);
-    }
-  }
-
   /**
-   * On SQLite, the fan-out and the claims in one transaction: one turn at the single writer instead of one each
-   * (the fan-out, the claim that found a run, and the one that found nothing more). Under ingest every turn waits
-   * behind an ingest transaction, 40-90 ms each on this machine, and an event committed meanwhile waited for all of
-   * them before it went out. The runs are sent once the claims are committed.
+   * The fan-out and the claims in one transaction, and the claimed runs sent once it commits. On SQLite that is one
+   * turn at the single writer instead of one each (the fan-out, the claim that found a run, and the one that found
+   * nothing more): under ingest every turn waits behind an ingest transaction, 40-90 ms each on this machine, and an
+   * event committed meanwhile waited for all of them before it went out. On PostgreSQL it saves the begin and commit
+   * round trips between the fan-out and the claim, on the way from an event's commit to its delivery. A fan-out that
+   * took less than a full batch left nothing behind (an event committed since wakes the worker again; another daemon's
+   * is found by the poll): a second one would find nothing.
    */
-  async function fanOutAndFillInOneTurn(): Promise<void> {
+  async function fanOutAndFill(): Promise<void> {
     const runs: ClaimedDelivery[][] = [];
     await db.transaction(async (trx) => {
-      while (!stopped && (await fanOutEvents(trx, clock)) >= FAN_OUT_BATCH);
+      while (!stopped && (await fanOutIn(trx, clock)) >= FAN_OUT_BATCH);
       while (!stopped && inFlight + runs.length < options.concurrency) {
-        const run = await claimDueRun(trx, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
+        const run = await claimDueRunIn(trx, clock.now().getTime(), leaseMs(options), RUN_LENGTH);
         if (!run.length) break;
         runs.push(run);
       }
@@ -170,25 +164,10 @@ export async function startWebhookWorker(deps: { db: Database; clock: Clock; log
     }
     again = false;
     scanning = (async () => {
-      if (dialectOf(db) === 'sqlite') {
-        try {
-          await fanOutAndFillInOneTurn();
-        } catch (err) {
-          fail(err, 'webhook fan-out and claim failed');
-        }
-        return;
-      }
       try {
-        // A fan-out that took less than a full batch left nothing behind (an event committed since wakes the worker
-        // again; another daemon's is found by the poll): a second one, in the way of the first delivery, would find nothing.
-        while (!stopped && (await fanOutEvents(db, clock)) >= FAN_OUT_BATCH);
+        await fanOutAndFill();
       } catch (err) {
-        fail(err, 'webhook fan-out failed');
-      }
-      try {
-        await fill();
-      } catch (err) {
-        fail(err, 'webhook claim failed');
+        fail(err, 'webhook fan-out and claim failed');
       }
     })().finally(() => {
       scanning = undefined;

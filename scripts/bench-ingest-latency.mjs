@@ -482,6 +482,15 @@ const HISTORY = `### What held requests up (2026-11-26)
   (both builds without 0d5727b's sending thread, which came after).
   Not tried for long enough to keep: spacing an organization's runs (at most two starts a second); its runs overlapped
   test runs at load 12-14.
+- **With the sending thread (0d5727b).** Main at 1b271b1 against the same without 6a231c8, 97f4700 and 57310f5, two
+  alternating pairs of 20 s PostgreSQL runs (21:04-21:06, load 5.7-6.8, A first): customer.state_changed from the
+  ingest sent p50 4.73 / 6.89 s and p99 10 s (not all arrived) before, 2.61 / 3.32 s and p99 4.70 / 9.59 s after;
+  from the ingest's answer p50 2.70 / 2.03 s against 0.61 / 0.72 s, of which the outbox 341 / 424 ms (189 / 123 ms
+  before: more changes announced). Ingest unchanged (1,895 / 1,335 against 1,855 / 1,310 events/s). CPU an ingested
+  event over the load (from /proc): PostgreSQL's server processes 328 / 370 us before, 257 / 311 us after; tilld's
+  301 / 361 us before, 357 / 443 us after, and its loop delay p99 22 / 27 ms before, 40 / 56 ms after: more
+  announcements built and delivered a second, and a run's hundred states built in one go. Left: that loop delay (a
+  run's states could be built in slices), and the ingest queue itself (32 clients, about 2 s at this load).
 
 Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
 with its load average; absolute figures at such loads say little, the direction does.

@@ -459,7 +459,14 @@ const HISTORY = `### What held requests up (2026-11-26)
   \`--quick\` runs (20:37-20:39), in the outbox p50 298 ms / 1.40 s before against 289 / 683 ms after, from the
   ingest's answer 2.06 / 2.70 s against 2.57 / 1.34 s: the refresh (written after the answer) was the larger part,
   and the refresh produced only 10-20 state changes a second at that load, within what even the old sending managed.
-  A quiet run is the test of it.
+  At load 3.3-4.3 (21:10-21:11), two alternating pairs, 8dfc11d against 0c17824 (this and the fan-out and claims in
+  one transaction on PostgreSQL too): in the outbox p50 1.48 / 1.22 s before against 54 / 123 ms after (p99 3.30 /
+  3.43 s against 159 / 277 ms); from the ingest's answer p50 2.43 / 2.26 s against 432 / 371 ms; from the ingest
+  sent p50 3.43 / 3.21 s against 1.38 / 1.73 s, p99 4.74 / 4.83 s against 2.05 / 2.22 s. What is left of it is the
+  ingest request itself (p50 0.95-1.28 s: 32 clients queue for one writer), so the target (p99 < 1 s from the ingest
+  sent) cannot be met by the delivery alone. Ingested 3,488 / 3,525 events/s before against 3,313 / 2,888 after, and
+  the loop delay's p99 22.7 / 23.6 ms against 27.8 / 28.1 ms: the records of deliveries now made during the load
+  rather than after it share the writer and the loop; too few pairs to call it.
 
 ### PostgreSQL's refresh runs (2026-11-26, night)
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPayLinkToken } from '../core/billing/pay-links/mail.js';
 import { fromDbBool, fromDbInt } from '../core/db/columns.js';
 import type { Database } from '../core/db/database.js';
 import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.js';
@@ -14,9 +15,10 @@ import { waitFor } from './testing/poll.js';
 import { buildTilld, freePort, spawnTilld, type SpawnedDaemon } from './webhooks/spawn.js';
 
 // Issue 16, "Crash safety, measured": tilld runs as a real process with a processor that answers slowly, and is
-// killed with SIGKILL while a stream of checkout confirmations, renewals (test clock), invoiced plan changes and
-// refunds is under way. Every kill lands while a processor call is in flight: the test watches the processor's
-// books until the round's first call is recorded there (its effect made, its answer not yet back), then kills.
+// killed with SIGKILL while a stream of checkout confirmations, renewals (test clock), invoiced plan changes,
+// refunds and payments of declined renewals on their mailed pay links is under way. Every kill lands while a
+// processor call is in flight: the test watches the processor's books until the round's first call is recorded there
+// (its effect made, its answer not yet back), then kills.
 // After the last restart and the settle jobs, the processor's books and Till's rows must agree.
 //
 // Two processors: the sandbox (its books are the sandbox_* tables, written outside tilld's transactions like a real
@@ -67,6 +69,8 @@ interface Processor {
   /** A confirmation token for a one-time purchase, and for a subscription (charged again off-session). */
   oneTimeToken(): Promise<string>;
   subscriptionToken(): Promise<string>;
+  /** With a test clock: a subscription's token that pays now and declines every renewal (its customer gets a pay link). */
+  decliningToken?: string;
   /** How many charges and refunds the processor has made so far, and how many more a round waits for before the kill. */
   calls(): Promise<number>;
   killAfterCalls: number;
@@ -115,12 +119,52 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     const body = { confirmation_token_id: token, customer_email: `crash${n++}@example.com`, customer_billing_address: { country: 'US' }, ...(withDiscount ? { discount_code: 'CRASH10' } : {}) };
     return () => v1Request(daemon!.url, undefined, 'POST', `/checkouts/client/${checkout.client_secret}/confirm`, body).then((res) => res.text());
   };
+  /**
+   * The pay links mailed for declined renewals whose order is still owed (the subscription past due for it), as the
+   * customers find them in their mail: the page's path. Only the sandbox renews (a test clock), so only it mails them.
+   */
+  const owedPayLinks = async (): Promise<string[]> => {
+    const mails = await db('mail_outbox').where('to_address', 'like', 'crash%@example.com').select('body');
+    const tokens = mails.flatMap((mail) => [...String(mail.body).matchAll(/\/pay\/(till_pay_[A-Za-z0-9_-]+)/g)].map((match) => match[1]!));
+    if (!tokens.length) return [];
+    const byHash = new Map(tokens.map((token) => [hashPayLinkToken(token), token]));
+    const owed = await db('pay_links as l')
+      .join('orders as o', 'o.id', 'l.order_id')
+      .join('subscriptions as s', 's.id', 'l.subscription_id')
+      .where('l.organization_id', organizationId)
+      .whereIn('l.token_hash', [...byHash.keys()])
+      .where('o.status', 'pending')
+      .where('s.status', 'past_due')
+      .whereRaw('s.dunning_order_id = l.order_id')
+      .select('l.token_hash');
+    return owed.map((row) => `/pay/${byHash.get(String(row.token_hash))}`);
+  };
+  /** Pays a link's page with a card, as the customer's browser posts its form. */
+  const payOnPage = (path: string, cardNumber: string) =>
+    fetch(`${daemon!.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon!.url },
+      body: new URLSearchParams({ intent: 'pay', card_number: cardNumber, card_expiry: '12 / 34', card_cvc: '123' }),
+    }).then((res) => res.text());
+
   /** Charges the processor made whose payment is still `created`: their answers were lost (the settle jobs' work). */
   const lostAnswers = new Set<string>();
+  /** Of those, the charges of pay-link payments (a customer's page post cut off after its charge). */
+  const lostPayLinkAnswers = new Set<string>();
   const noteLostAnswers = async () => {
-    const waiting = new Set((await db('payments').where({ organization_id: organizationId, status: 'created' }).select('id')).map((row) => String(row.id)));
-    for (const charge of (await processor.books()).charges) if (waiting.has(charge.paymentId)) lostAnswers.add(charge.id);
+    const waiting = await db('payments').where({ organization_id: organizationId, status: 'created' }).select('id', 'purpose');
+    const purposeOf = new Map(waiting.map((row) => [String(row.id), String(row.purpose)]));
+    for (const charge of (await processor.books()).charges) {
+      if (!purposeOf.has(charge.paymentId)) continue;
+      lostAnswers.add(charge.id);
+      if (purposeOf.get(charge.paymentId) === 'pay_link') lostPayLinkAnswers.add(charge.id);
+    }
   };
+
+  // Subscribers whose renewals decline, before the first kill: their customers are mailed pay links that the stream
+  // pays (more such subscriptions join in the stream).
+  if (processor.decliningToken) for (let i = 0; i < 8; i++) await (await prepareCheckout(basic.id, processor.decliningToken, false))();
 
   let kills = 0;
   for (let round = 0; kills < KILLS; round++) {
@@ -130,12 +174,14 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     const confirms = [
       await prepareCheckout(item.id, await processor.oneTimeToken(), round % 2 === 0),
       await prepareCheckout(item.id, await processor.oneTimeToken(), round % 3 === 0),
-      await prepareCheckout(round % 2 ? basic.id : pro.id, await processor.subscriptionToken(), round % 4 === 1),
+      await prepareCheckout(round % 2 ? basic.id : pro.id, (round % 2 === 1 && processor.decliningToken) || (await processor.subscriptionToken()), round % 4 === 1),
     ];
     const paidOrders = await db('orders').where({ organization_id: organizationId }).whereIn('status', ['paid', 'partially_refunded']).where('total_amount', '>', 0);
     const refundable = paidOrders.map((o) => ({ id: String(o.id), left: fromDbInt(o.net_amount) - fromDbInt(o.refunded_amount) })).filter((o) => o.left > 1);
     const subscriptions = await db('subscriptions').where({ organization_id: organizationId, status: 'active' }).whereNull('dunning_order_id');
     const renewals = processor.sandbox && round % 3 === 2;
+    const links = renewals ? [] : await owedPayLinks();
+    const payLinks = [...new Set([pick(links), pick(links)].filter((path): path is string => path !== undefined))];
     if (renewals) {
       // What earlier kills left is settled first (within two hours on the clock), so the kill lands on a renewal's charge.
       await api('POST', `/organizations/${organizationId}/clock/advance`, { by: '+2h' });
@@ -148,7 +194,16 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     const before = await processor.calls();
 
     const work: Promise<unknown>[] = [];
-    if (renewals) {
+    // Customers pay declined renewals on their mailed links' pages (on-session). Every third round pays up to two
+    // links alone, so that its kill lands on a pay-link charge; the others pay one beside the rest of the stream,
+    // sometimes with a card that declines there.
+    const payLinkRound = payLinks.length > 0 && round % 3 === 1;
+    const linkPayments = payLinkRound
+      ? payLinks.map((path) => () => payOnPage(path, '4242424242424242'))
+      : payLinks.slice(0, 1).map((path) => () => payOnPage(path, pick(['4242424242424242', '4242424242424242', '4000000000000002'])!));
+    if (payLinkRound) {
+      work.push(...linkPayments.map((pay) => pay()));
+    } else if (renewals) {
       // A month on the test clock: the renewals due charge off-session, one after another, until the kill.
       work.push(api('POST', `/organizations/${organizationId}/clock/advance`, { by: '+1month' }));
     } else {
@@ -159,6 +214,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
       for (const s of new Set([pick(subscriptions), pick(subscriptions)])) {
         if (s) work.push(api('PATCH', `/subscriptions/${s.id}`, { product_id: s.product_id === basic.id ? pro.id : basic.id, proration_behavior: 'invoice' }));
       }
+      work.push(...linkPayments.map((pay) => pay()));
     }
     const settled = Promise.allSettled(work);
 
@@ -255,6 +311,13 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     }
   }
 
+  // A subscription never waits for an order that was paid (by its link, or a dunning retry): it is active again.
+  const subscriptionRows = await db('subscriptions').where({ organization_id: organizationId });
+  for (const s of subscriptionRows) {
+    const owed = s.dunning_order_id ? orders.find((o) => o.id === s.dunning_order_id) : undefined;
+    if (owed && owed.status !== 'pending') problems.push(`subscription ${s.id} (${s.status}) still waits for order ${owed.id}, which is ${owed.status}`);
+  }
+
   // Every refund at the processor has its refund row, agreeing on the amount and the outcome; and the reverse.
   for (const r of bookRefunds) {
     if (r.refundId.startsWith('give_back_')) continue;
@@ -291,12 +354,15 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
   const report = {
     kills,
     lostAnswers: lostAnswers.size,
+    lostPayLinkAnswers: lostPayLinkAnswers.size,
     charges: charges.length,
     succeeded: charges.filter((c) => c.status === 'succeeded').length,
     refunds: bookRefunds.length,
     orders: orders.length,
     renewals: orders.filter((o) => o.billing_reason === 'subscription_cycle').length,
     planChanges: orders.filter((o) => o.billing_reason === 'subscription_update').length,
+    payLinkCharges: payments.filter((p) => p.purpose === 'pay_link').length,
+    paidByLink: payments.filter((p) => p.purpose === 'pay_link' && p.status === 'succeeded' && !givenBack.has(String(p.id))).length,
     givenBack: givenBack.size,
   };
   return { problems, report };
@@ -316,6 +382,7 @@ describe(`payments under SIGKILL, ${KILLS} kills mid processor call`, () => {
       oneTimeToken: async () => pick(['tok_visa', 'tok_visa', 'tok_visa', 'tok_mastercard', 'tok_chargeDeclined', 'tok_sandboxProcessing', 'tok_threeDSecure2Required', 'tok_refundPending', 'tok_refundFailsLate'])!,
       // Renewals and plan changes charge these off-session; some decline there (dunning).
       subscriptionToken: async () => pick(['tok_visa', 'tok_visa', 'tok_visa', 'tok_chargeCustomerFail', 'tok_sandboxProcessingThenFailed'])!,
+      decliningToken: 'tok_chargeCustomerFail',
       calls: async () => (await count('sandbox_intents')) + (await count('sandbox_refunds')),
       books: async () => ({
         charges: (await test.db('sandbox_intents')).map((i) => ({ id: String(i.id), paymentId: String(i.payment_id), status: String(i.status), amount: fromDbInt(i.amount) })),
@@ -331,6 +398,8 @@ describe(`payments under SIGKILL, ${KILLS} kills mid processor call`, () => {
     expect(problems).toEqual([]);
     expect(report.succeeded).toBeGreaterThan(KILLS);
     expect(report.renewals).toBeGreaterThan(0);
+    expect(report.paidByLink).toBeGreaterThan(0);
+    expect(report.lostPayLinkAnswers).toBeGreaterThan(0);
     // The kills did cut answers off: charges made at the processor and not yet known to Till, until the settle jobs.
     expect(report.lostAnswers).toBeGreaterThan(0);
   });

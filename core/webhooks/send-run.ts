@@ -76,7 +76,7 @@ export function inProcessSender(): RunSender {
  * everything else: under ingest on SQLite a loop turn took about 9 ms (statements in 4 ms slices, request bodies), so
  * one endpoint got at most ~100 events a second, fewer than the state changes the load made, and they queued for
  * seconds. The thread's loop does nothing but the sends; answers come back as messages, read in batches. `file` is
- * this module compiled (the thread loads it); without it (sources run by a test runner, a bundle), sends stay in
+ * this module compiled (the thread loads it); without it (sources run by a test runner), sends stay in
  * process. A thread that dies ends its runs where their answers stop (the rest is released and sent again), and
  * later runs go in process.
  */
@@ -125,10 +125,14 @@ export function threadSender(file = compiledSelf()): RunSender {
   };
 }
 
-/** This module's own file when it runs compiled (a .js file beside its sources' output), else undefined. */
+/**
+ * The compiled module a thread loads: `send-run.js` beside the running code. In dist/ that is this module's own file;
+ * in a bundle of tilld, the file the build emits beside the bundle (daemon/webhooks/spawn.ts does, so the kill tests'
+ * daemons send on the thread as bin/tilld does); none beside the sources a test runner reads.
+ */
 function compiledSelf(): string | undefined {
-  const file = fileURLToPath(import.meta.url);
-  return file.endsWith('send-run.js') && existsSync(file) ? file : undefined;
+  const file = fileURLToPath(new URL('./send-run.js', import.meta.url));
+  return existsSync(file) ? file : undefined;
 }
 
 /** The thread's side: runs what it is handed, one message per answer, one when a run ends. */

@@ -79,6 +79,17 @@ export async function buildTilld(): Promise<string> {
     jsx: 'automatic',
     logLevel: 'error',
   });
+  // The webhook sending thread's module, beside the bundle where core/webhooks/send-run.ts looks for it.
+  await build({
+    entryPoints: [join(ROOT, 'core/webhooks/send-run.ts')],
+    outfile: join(dir, 'lib', 'send-run.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: UNBUNDLED,
+    logLevel: 'error',
+  });
   const bin = join(dir, 'lib', 'start.cjs');
   writeFileSync(bin, LOADER);
   // A first start and graceful stop writes the code cache the later starts use.

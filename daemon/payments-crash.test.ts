@@ -398,8 +398,9 @@ describe(`payments under SIGKILL, ${KILLS} kills mid processor call`, () => {
     expect(problems).toEqual([]);
     expect(report.succeeded).toBeGreaterThan(KILLS);
     expect(report.renewals).toBeGreaterThan(0);
-    expect(report.paidByLink).toBeGreaterThan(0);
-    expect(report.lostPayLinkAnswers).toBeGreaterThan(0);
+    // The stream paid pay links (how many were paid, and how many of their answers a kill cut off, is reported: a
+    // kill lands on a pay-link charge in most runs, not every one).
+    expect(report.payLinkCharges).toBeGreaterThan(0);
     // The kills did cut answers off: charges made at the processor and not yet known to Till, until the settle jobs.
     expect(report.lostAnswers).toBeGreaterThan(0);
   });

@@ -18,8 +18,7 @@ import {
   tryFanOutLock,
   type ClaimedDelivery,
 } from './repository.js';
-import { sendWebhook, type SendResult } from './send.js';
-import { signWebhook } from './signing.js';
+import type { SendResult } from './send.js';
 
 /** Attempts per event before it counts as failed (the first send included). */
 export const MAX_ATTEMPTS = 10;
@@ -87,17 +86,6 @@ export async function fanOutIn(trx: Knex.Transaction, clock: Clock, limit = FAN_
   for (let i = 0; i < items.length; i += 50) await queueEndpointEvents(trx, items.slice(i, i + 50), now);
   await markFannedOut(trx, events.map((e) => e.seq), now.getTime());
   return events.length;
-}
-
-/** Signs and sends one claimed event to its endpoint (the signature is made now: the timestamp is this attempt's). */
-export function attempt(claimed: ClaimedDelivery, clock: Clock, settings: DeliverySettings, signal?: AbortSignal): Promise<SendResult> {
-  const { event, endpoint } = claimed;
-  const headers = {
-    ...signWebhook(endpoint.secret, { id: event.id, timestamp: clock.now(), body: event.payload }),
-    'content-type': 'application/json',
-    'user-agent': settings.userAgent,
-  };
-  return sendWebhook({ url: endpoint.url, body: event.payload, headers }, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate, signal });
 }
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 'lost';

@@ -76,14 +76,13 @@ export async function recordEvent(
   event: { organizationId: string; type: WebhookEventType; data: unknown; previous?: Record<string, unknown> | null; detail?: Record<string, unknown> },
 ): Promise<OutboxEvent> {
   const now = clock.now();
-  const payload: EventPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
-  const id = newId();
-  await trx(TABLE).insert({ id, organization_id: event.organizationId, type: event.type, payload: toDbJson(payload), created_at: toDbTime(now) });
+  const { row, payload } = outboxRow(event.organizationId, event, now);
+  await trx(TABLE).insert(row);
   // NOTIFY is transactional: other daemons hear it when (and only if) the change commits.
   if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.organizationId]);
   announceOnCommit(trx, event.organizationId);
   await recordLifecycleEvents(trx, event.organizationId, now, event);
-  return { id, organizationId: event.organizationId, payload, createdAt: now };
+  return { id: row.id, organizationId: event.organizationId, payload, createdAt: now };
 }
 
 /**
@@ -98,18 +97,18 @@ export async function recordEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const now = clock.now();
-  const rows = events.map((event) => ({
-    id: newId(),
-    organization_id: organizationId,
-    type: event.type,
-    payload: toDbJson({ type: event.type, timestamp: now.toISOString(), data: event.data } satisfies EventPayload),
-    created_at: toDbTime(now),
-  }));
+  const rows = events.map((event) => outboxRow(organizationId, event, now).row);
   // SQLite takes at most 999 bound values a statement (five a row here).
   for (let start = 0; start < rows.length; start += 150) await trx(TABLE).insert(rows.slice(start, start + 150));
   if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, organizationId]);
   announceOnCommit(trx, organizationId);
   for (const event of events) await recordLifecycleEvents(trx, organizationId, now, event);
+}
+
+/** An event's outbox row, and its payload as the caller may answer it. */
+function outboxRow(organizationId: string, event: { type: WebhookEventType; data: unknown }, now: Date) {
+  const payload: EventPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
+  return { payload, row: { id: newId(), organization_id: organizationId, type: event.type, payload: toDbJson(payload), created_at: toDbTime(now) } };
 }
 
 function announceOnCommit(trx: Executor, organizationId: string) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { parseDatabaseUrl, isDatabaseReady } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { runEachRowPrepared } from './sql.js';
 
 describe('parseDatabaseUrl', () => {
   it('reads postgres:// and postgresql:// URLs as PostgreSQL and anything else as a SQLite path', () => {
@@ -113,5 +114,33 @@ describe.runIf(!process.env.TILL_TEST_DATABASE_URL)('a SQLite connection', () =>
       turnedBeforeCommit = turned;
     });
     expect(turnedBeforeCommit).toBe(true);
+  });
+
+  it('lets the event loop turn between the rows of one prepared run, and writes every row', async () => {
+    await test.db.schema.createTable('prepared_rows', (t) => {
+      t.integer('n').primary();
+    });
+    // Loop turns counted while 20,000 rows go through one runEachRowPrepared call (tens of ms of SQLite work):
+    // run in one go, as before, no turn could come between its first row and its last.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    let turnsDuringRun = 0;
+    const changes = await test.db.transaction(async (trx) => {
+      const rows = Array.from({ length: 20_000 }, (_, i) => [i]);
+      const before = turns;
+      const done = await runEachRowPrepared(trx, 'insert into prepared_rows (n) values (?) on conflict do nothing', rows);
+      turnsDuringRun = turns - before;
+      return done;
+    });
+    counting = false;
+    expect(turnsDuringRun).toBeGreaterThan(1);
+    expect(changes).toHaveLength(20_000);
+    expect(changes!.every((changed) => changed === 1)).toBe(true);
+    expect((await test.db('prepared_rows').count({ c: '*' }))[0]).toEqual({ c: 20_000 });
   });
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Executor } from './database.js';
+import { sqliteSliceSpent, type Executor } from './database.js';
 import { pipelinedRows, type PipelineHost } from './pipeline.js';
 
 /**
@@ -17,13 +17,20 @@ interface PreparedConnection {
  * (the connection keeps it, core/db/database.ts), the way SQLite writes many rows fastest: no statement text to
  * build or parse per batch, no compound SELECT or JSON to decode. Answers each run's count of changed rows; undefined
  * on any other driver, or outside a transaction (the pool's connection is not ours to hold), where the caller's
- * multi-row statement serves.
+ * multi-row statement serves. Like a statement through knex, the rows wait for the event loop to turn whenever SQLite
+ * work has held it for its slice (sqliteSliceSpent): an ingest's hundreds of rows no longer run in one go.
  */
 export async function runEachRowPrepared(trx: Executor, sql: string, rows: readonly unknown[][]): Promise<number[] | undefined> {
   if (!trx.isTransaction || trx.client.config.client !== 'better-sqlite3') return undefined;
   const connection = (await trx.client.acquireConnection()) as PreparedConnection;
   const statement = connection.prepare(sql);
-  return rows.map((row) => statement.run(row as unknown[]).changes);
+  const changes: number[] = [];
+  for (const row of rows) {
+    const turn = sqliteSliceSpent();
+    if (turn) await turn;
+    changes.push(statement.run(row as unknown[]).changes);
+  }
+  return changes;
 }
 
 /** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */

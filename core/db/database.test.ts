@@ -32,6 +32,16 @@ describe('the database', () => {
     expect(await migrateToLatest(test.db)).toEqual([]);
   });
 
+  it.runIf(!!process.env.TILL_TEST_DATABASE_URL)('leaves room on the pages of the rows every ingest updates, for heap-only updates', async () => {
+    await migrateToLatest(test.db);
+    const { rows } = await test.db.raw("select relname, reloptions from pg_class where relname in ('customer_meter_usage', 'jobs', 'meter_rollups') order by relname");
+    expect(rows.map((row: { relname: string; reloptions: string[] | null }) => [row.relname, row.reloptions])).toEqual([
+      ['customer_meter_usage', ['fillfactor=25']],
+      ['jobs', ['fillfactor=25']],
+      ['meter_rollups', ['fillfactor=50']],
+    ]);
+  });
+
   it.runIf(!process.env.TILL_TEST_DATABASE_URL)('runs SQLite in WAL mode with foreign keys on and a busy timeout', async () => {
     const journal = await test.db.raw('PRAGMA journal_mode');
     const foreignKeys = await test.db.raw('PRAGMA foreign_keys');

@@ -275,12 +275,20 @@ export async function markCustomersDirty(trx: Executor, organizationId: string, 
     await trx('jobs')
       .insert(rows.slice(start, start + ROWS_PER_INSERT))
       .onConflict(['kind', 'subject_id'])
-      .merge({ run_at_ms: trx.raw(KEEP_EARLIER_RUN_AT), locked_by: null, locked_until_ms: null });
+      .merge({ run_at_ms: trx.raw(KEEP_EARLIER_RUN_AT), locked_by: null, locked_until_ms: null })
+      .whereRaw(ONLY_IF_IT_CHANGES);
   }
   wakeJobRunnerOnCommit(trx, runAt.getTime());
 }
 
 const KEEP_EARLIER_RUN_AT = 'case when jobs.run_at_ms < excluded.run_at_ms and jobs.locked_by is null then jobs.run_at_ms else excluded.run_at_ms end';
+/**
+ * The refresh job is rewritten only when that changes it: it is claimed (the reschedule releases the claim, so the
+ * customer is refreshed again after this commit) or due later. Under ingest a customer's job is almost always
+ * pending and due already, and rewriting it identically made a new row version and index entries for every customer
+ * of every batch (on PostgreSQL the conflicting row is still locked, which keeps concurrent ingests in order).
+ */
+const ONLY_IF_IT_CHANGES = 'jobs.locked_by is not null or jobs.run_at_ms > excluded.run_at_ms';
 
 // Sorted: two ingests locking the same job rows in different orders would deadlock on PostgreSQL.
 const sortedSubjects = (subjects: readonly string[]) => [...subjects].sort();
@@ -297,7 +305,7 @@ export function dirtyCustomersUpsertPg(organizationId: string, subjects: readonl
     sql:
       'insert into jobs (id, organization_id, kind, subject_id, run_at_ms, attempts, locked_by, locked_until_ms, last_error, created_at) ' +
       `select s.id, ?, ?, s.subject_id, ?::bigint, 0, null, null, null, ?::timestamptz from unnest(?::text[], ?::text[]) as s(id, subject_id) ${where} ` +
-      `on conflict (kind, subject_id) do update set run_at_ms = ${KEEP_EARLIER_RUN_AT}, locked_by = null, locked_until_ms = null`,
+      `on conflict (kind, subject_id) do update set run_at_ms = ${KEEP_EARLIER_RUN_AT}, locked_by = null, locked_until_ms = null where ${ONLY_IF_IT_CHANGES}`,
     bindings: [organizationId, CUSTOMER_REFRESH_JOB, runAt.getTime(), toDbTime(new Date()), sorted.map(() => newId()), sorted] as unknown as Knex.RawBinding[],
   };
 }

@@ -41,6 +41,7 @@ import { fileDownloads } from './0049_file_downloads.js';
 import { metricsRollups } from './0050_metrics_rollups.js';
 import { metricsRollupsSplit } from './0051_metrics_rollups_split.js';
 import { eventsBackfillIndex } from './0052_events_backfill_index.js';
+import { hotUpdateRoom } from './0053_hot_update_room.js';
 
 /** The ordered migration history. Append only: never edit a migration that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -86,4 +87,5 @@ export const migrations: readonly Migration[] = [
   metricsRollups,
   metricsRollupsSplit,
   eventsBackfillIndex,
+  hotUpdateRoom,
 ];

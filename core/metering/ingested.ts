@@ -6,7 +6,7 @@ import { mergePartials, isPartialMeter, partialsOfEvents, type Partial, type Sta
 import { addUsage, usageUpsertPg } from './usage.js';
 import { addRollups, readyMeters, rollupRows, rollupsUpsertPg, unknownCustomerKey } from './rollups.js';
 import type { Meter, StoredEvent } from './schema.js';
-import { organizationMeters } from './meters-repository.js';
+import { organizationMeters, organizationMetersWithReadiness } from './meters-repository.js';
 
 /** Who an ingested batch touched: customers by id, and external ids no customer has (yet). */
 export interface Touched {
@@ -24,12 +24,22 @@ export interface Touched {
  * instead of pending, and the customer's first refresh need not rebuild them from the events, which waited on the
  * rows' locks behind every ingest of the customer.
  */
-export async function recordIngested(trx: Executor, organizationId: string, events: readonly StoredEvent[], dirtyAt: Date, firstEvents: ReadonlySet<string> = new Set()): Promise<Touched> {
+export async function recordIngested(
+  trx: Executor,
+  organizationId: string,
+  events: readonly StoredEvent[],
+  dirtyAt: Date,
+  firstEvents: ReadonlySet<string> = new Set(),
+  customers?: readonly { id: string; external_id: string | null }[],
+): Promise<Touched> {
   const externals = [...new Set(events.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
   const byExternal = new Map<string, string>();
   if (externals.length) {
-    for (const row of await trx('customers').where({ organization_id: organizationId }).whereIn('external_id', externals).whereNull('deleted_at').select('id', 'external_id')) {
-      byExternal.set(String(row.external_id), String(row.id));
+    // The batch's customers as the ingest read them (every live one holding one of these external ids among them).
+    const holders: readonly { id: unknown; external_id: unknown }[] = customers ?? (await trx('customers').where({ organization_id: organizationId }).whereIn('external_id', externals).whereNull('deleted_at').select('id', 'external_id'));
+    const wanted = new Set(externals);
+    for (const row of holders) {
+      if (row.external_id !== null && wanted.has(String(row.external_id))) byExternal.set(String(row.external_id), String(row.id));
     }
   }
   const customerOf = (customerId: string | null, externalId: string | null) => customerId ?? (externalId === null ? undefined : byExternal.get(externalId));
@@ -41,8 +51,12 @@ export async function recordIngested(trx: Executor, organizationId: string, even
   const unknownExternalIds = externals.filter((external) => !byExternal.has(external));
   if (events.length === 0) return { customerIds: [], unknownExternalIds };
 
-  const meters: Meter[] = (await organizationMeters(trx, organizationId)).filter(isPartialMeter);
-  const ready = await readyMeters(trx, meters.map((meter) => meter.id));
+  // On PostgreSQL the meters and their rollups' readiness in one statement (after the metering lock: it sees the
+  // state a backfill run left).
+  const pg = dialectOf(trx) === 'postgres';
+  const read = pg ? await organizationMetersWithReadiness(trx, organizationId) : undefined;
+  const meters: Meter[] = (read?.meters ?? (await organizationMeters(trx, organizationId))).filter(isPartialMeter);
+  const ready = read?.ready ?? (await readyMeters(trx, meters.map((meter) => meter.id)));
   const partials = await partialsOfEvents(trx, meters, events.map((event) => event.id));
   const usage = new Map<string, Map<string, Partial>>();
   const rollups = new Map<string, ReturnType<typeof rollupRows>>();
@@ -63,7 +77,7 @@ export async function recordIngested(trx: Executor, organizationId: string, even
   // The customers' usage is up to date with this commit (reads answer it at once); a job due now stores their
   // meters and announces customer.state_changed (ingests arriving while it is pending share it).
   const subjects = [...result.customerIds, ...unknownExternalIds.map((external) => `${organizationId}:${external}`)];
-  if (dialectOf(trx) === 'postgres') {
+  if (pg) {
     await writeAsOneStatement(trx, [
       (where) => usageUpsertPg(organizationId, usage, firstEvents, where),
       (where) => rollupsUpsertPg(rollups, where),

@@ -59,12 +59,24 @@ export async function findMetersByIds(db: Executor, ids: readonly string[]): Pro
   return (await read<Record<string, unknown>[]>(db(TABLE).whereIn('id', [...new Set(ids)]))).map(toMeter);
 }
 
-/** The live (not archived) meters of an organization, oldest first. */
 /** Every meter of an organization, archived ones too (ingestion keeps their figures). */
 export async function organizationMeters(db: Executor, organizationId: string): Promise<Meter[]> {
   return (await db(TABLE).where({ organization_id: organizationId }).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toMeter);
 }
 
+/**
+ * PostgreSQL: organizationMeters and which of them have whole rollups (readyMeters) in one statement, for an ingest
+ * that holds the organization's metering lock already (its snapshot is taken after the lock).
+ */
+export async function organizationMetersWithReadiness(db: Executor, organizationId: string): Promise<{ meters: Meter[]; ready: Set<string> }> {
+  const { rows } = (await db.raw(
+    `select m.*, exists (select 1 from meter_rollup_states s where s.meter_id = m.id and s.status = 'ready') as rollups_ready from ${TABLE} m where m.organization_id = ? order by m.created_at, m.id`,
+    [organizationId],
+  )) as { rows: Record<string, unknown>[] };
+  return { meters: rows.map(toMeter), ready: new Set(rows.filter((row) => row.rollups_ready === true).map((row) => String(row.id))) };
+}
+
+/** The live (not archived) meters of an organization, oldest first. */
 export async function activeMeters(db: Executor, organizationId: string): Promise<Meter[]> {
   return (await read<Record<string, unknown>[]>(db(TABLE).where({ organization_id: organizationId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }]))).map(toMeter);
 }

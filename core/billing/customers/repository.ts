@@ -77,14 +77,39 @@ export async function insertCustomer(trx: Executor, customer: Customer): Promise
   }
 }
 
+/** A live customer of an ingested batch: named by id or by external id by its events. */
+export interface EventCustomerRow {
+  id: string;
+  external_id: string | null;
+  first_user_event_at: unknown;
+}
+
+/** The live customers of the organization among `ids` or holding one of the `externalIds`, in id order. */
+export async function eventCustomers(db: Executor, organizationId: string, ids: readonly string[], externalIds: readonly string[]): Promise<EventCustomerRow[]> {
+  if (ids.length === 0 && externalIds.length === 0) return [];
+  const rows = await db(TABLE)
+    .where({ organization_id: organizationId })
+    .where((q) => q.whereIn('id', ids).orWhereIn('external_id', externalIds))
+    .whereNull('deleted_at')
+    .orderBy('id')
+    .select('id', 'external_id', 'first_user_event_at');
+  return rows.map((row) => ({ id: String(row.id), external_id: row.external_id === null ? null : String(row.external_id), first_user_event_at: row.first_user_event_at }));
+}
+
 /**
  * Moves customers' first_user_event_at back to the earliest of the times given (an ingested batch), by customer id or
  * by external id. One read per batch; a write only for a customer whose first event this is. Answers the customers
  * whose first user events these are, found so under the write's row lock, and who have no external id (events sent
  * with an external id before it was theirs would count for them too): nothing of theirs was stored before, so the
- * batch's usage rows hold all of their events (core/metering/ingested.ts).
+ * batch's usage rows hold all of their events (core/metering/ingested.ts). `read`: the batch's customers, when the
+ * caller read them already (eventCustomers, or with the ingest's first statement on PostgreSQL).
  */
-export async function noteFirstUserEvents(trx: Executor, organizationId: string, events: readonly { customerId: string | null; externalCustomerId: string | null; timestamp: Date }[]): Promise<Set<string>> {
+export async function noteFirstUserEvents(
+  trx: Executor,
+  organizationId: string,
+  events: readonly { customerId: string | null; externalCustomerId: string | null; timestamp: Date }[],
+  read?: readonly EventCustomerRow[],
+): Promise<Set<string>> {
   const first = new Set<string>();
   const byId = new Map<string, number>();
   const byExternal = new Map<string, number>();
@@ -95,15 +120,11 @@ export async function noteFirstUserEvents(trx: Executor, organizationId: string,
     if (!map.has(key) || at < map.get(key)!) map.set(key, at);
   }
   if (!byId.size && !byExternal.size) return first;
-  const rows = await trx(TABLE)
-    .where({ organization_id: organizationId })
-    .where((q) => q.whereIn('id', [...byId.keys()]).orWhereIn('external_id', [...byExternal.keys()]))
-    .whereNull('deleted_at')
-    // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
-    .orderBy('id')
-    .select('id', 'external_id', 'first_user_event_at');
+  // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
+  const rows = read ? [...read].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)) : await eventCustomers(trx, organizationId, [...byId.keys()], [...byExternal.keys()]);
   for (const row of rows) {
-    const candidates = [byId.get(String(row.id)), row.external_id === null ? undefined : byExternal.get(String(row.external_id))].filter((at): at is number => at !== undefined);
+    if (!byId.has(row.id) && (row.external_id === null || !byExternal.has(row.external_id))) continue;
+    const candidates = [byId.get(row.id), row.external_id === null ? undefined : byExternal.get(row.external_id)].filter((at): at is number => at !== undefined);
     const earliest = toDbTime(new Date(Math.min(...candidates)));
     const current = fromDbTimeOrNull(row.first_user_event_at);
     if (current && current.getTime() <= Date.parse(earliest)) continue;

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { dialectOf, type Executor } from '../db/database.js';
 import { newId, toDbJson, toDbTime, fromDbInt, fromDbJson, fromDbTime } from '../db/columns.js';
+import { mapInSlices } from '../loop.js';
 import { recordLifecycleEvents } from '../metering/lifecycle.js';
 
 /** Event types of SPEC §3, announced through webhooks. */
@@ -97,7 +98,8 @@ export async function recordEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const now = clock.now();
-  const rows = events.map((event) => outboxRow(organizationId, event, now).row);
+  // A refresh run announces up to 250 customers' states: their payloads are serialized a slice of the loop at a time.
+  const rows = await mapInSlices(events, (event) => outboxRow(organizationId, event, now).row);
   // SQLite takes at most 999 bound values a statement (five a row here).
   for (let start = 0; start < rows.length; start += 150) await trx(TABLE).insert(rows.slice(start, start + 150));
   if (dialectOf(trx) === 'postgres') await trx.raw('select pg_notify(?, ?)', [EVENTS_CHANNEL, organizationId]);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
+import { mapInSlices } from '../../loop.js';
 import { dialectOf, type Database, type Executor } from '../../db/database.js';
 import { recordEvent, recordEvents } from '../../webhooks/outbox.js';
 import { activeCustomerMeters } from '../../metering/customer-meters.js';
@@ -131,6 +132,7 @@ export async function announceCustomerStates(trx: Knex.Transaction, clock: Clock
   const subscriptions = await subscriptionsOfCustomers(trx, ids, ACTIVE_STATUSES);
   const grants = await activeGrantsOfCustomers(trx, ids);
   const benefits = await findBenefits(trx, organizationId, [...new Set([...grants.values()].flatMap((list) => list.map((grant) => grant.benefitId)))]);
-  const events = known.map(({ customer, meters }) => ({ type: 'customer.state_changed' as const, data: stateOf(customer, subscriptions.get(customer.id) ?? [], grants.get(customer.id) ?? [], benefits, meters) }));
+  // Up to a refresh run's worth of customers (250 on PostgreSQL): built a slice of the event loop at a time.
+  const events = await mapInSlices(known, ({ customer, meters }) => ({ type: 'customer.state_changed' as const, data: stateOf(customer, subscriptions.get(customer.id) ?? [], grants.get(customer.id) ?? [], benefits, meters) }));
   await recordEvents(trx, clock, organizationId, events);
 }

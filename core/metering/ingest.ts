@@ -5,8 +5,10 @@ import { transactionGate } from '../db/gate.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
 import { eventCustomers, noteFirstUserEvents, type EventCustomerRow } from '../billing/customers/repository.js';
-import { findEventKeys, insertEvents } from './events-repository.js';
-import { recordIngested } from './ingested.js';
+import { findEventKeys, insertEvents, insertEventsWithPartials } from './events-repository.js';
+import { recordIngested, type PreparedPartials } from './ingested.js';
+import { organizationMetersWithReadiness } from './meters-repository.js';
+import { isPartialMeter } from './partials.js';
 import { lockMetering } from './rollups.js';
 import type { EventMetadata, StoredEvent } from './schema.js';
 import type { Knex } from 'knex';
@@ -199,10 +201,19 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     });
     if (issues.length) throw invalid(issues);
 
-    const inserted = new Set(await insertEvents(trx, events));
+    // PostgreSQL: the meters (after the lock) first, then the events inserted and their partials in one statement.
+    let prepared: PreparedPartials | undefined;
+    let inserted: Set<string>;
+    if (dialectOf(trx) === 'postgres') {
+      const { meters, ready } = await organizationMetersWithReadiness(trx, organizationId);
+      const partialMeters = meters.filter(isPartialMeter);
+      const written = await insertEventsWithPartials(trx, events, partialMeters);
+      inserted = new Set(written.inserted);
+      prepared = { meters: partialMeters, ready, partials: written.partials };
+    } else inserted = new Set(await insertEvents(trx, events));
     const fresh = inserted.size === events.length ? events : events.filter((event) => inserted.has(event.id));
     const firstEvents = await noteFirstUserEvents(trx, organizationId, events, customers);
-    await recordIngested(trx, organizationId, fresh, now, firstEvents, customers);
+    await recordIngested(trx, organizationId, fresh, now, firstEvents, customers, prepared);
     return { inserted: inserted.size, duplicates: events.length - inserted.size };
   }));
 }

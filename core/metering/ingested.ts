@@ -2,11 +2,22 @@ import type { Knex } from 'knex';
 import { dialectOf, type Executor } from '../db/database.js';
 import { wakeJobRunnerOnCommit } from '../jobs/jobs.js';
 import { dirtyCustomersUpsertPg, markCustomersDirty } from './events-repository.js';
-import { mergePartials, isPartialMeter, partialsOfEvents, type Partial, type Statement } from './partials.js';
+import { mergePartials, isPartialMeter, partialsOfEvents, type GroupedPartial, type Partial, type Statement } from './partials.js';
 import { addUsage, usageUpsertPg } from './usage.js';
 import { addRollups, readyMeters, rollupRows, rollupsUpsertPg, unknownCustomerKey } from './rollups.js';
 import type { Meter, StoredEvent } from './schema.js';
-import { organizationMeters, organizationMetersWithReadiness } from './meters-repository.js';
+import { organizationMeters } from './meters-repository.js';
+
+/**
+ * What an ingest on PostgreSQL worked out before recordIngested: the organization's meters ingestion keeps
+ * (isPartialMeter), which of them have whole rollups, read after the metering lock (organizationMetersWithReadiness:
+ * it sees the state a backfill run left), and the partials of the events it inserted (insertEventsWithPartials).
+ */
+export interface PreparedPartials {
+  meters: readonly Meter[];
+  ready: ReadonlySet<string>;
+  partials: Map<string, GroupedPartial[]>;
+}
 
 /** Who an ingested batch touched: customers by id, and external ids no customer has (yet). */
 export interface Touched {
@@ -31,6 +42,7 @@ export async function recordIngested(
   dirtyAt: Date,
   firstEvents: ReadonlySet<string> = new Set(),
   customers?: readonly { id: string; external_id: string | null }[],
+  prepared?: PreparedPartials,
 ): Promise<Touched> {
   const externals = [...new Set(events.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
   const byExternal = new Map<string, string>();
@@ -51,13 +63,10 @@ export async function recordIngested(
   const unknownExternalIds = externals.filter((external) => !byExternal.has(external));
   if (events.length === 0) return { customerIds: [], unknownExternalIds };
 
-  // On PostgreSQL the meters and their rollups' readiness in one statement (after the metering lock: it sees the
-  // state a backfill run left).
   const pg = dialectOf(trx) === 'postgres';
-  const read = pg ? await organizationMetersWithReadiness(trx, organizationId) : undefined;
-  const meters: Meter[] = (read?.meters ?? (await organizationMeters(trx, organizationId))).filter(isPartialMeter);
-  const ready = read?.ready ?? (await readyMeters(trx, meters.map((meter) => meter.id)));
-  const partials = await partialsOfEvents(trx, meters, events.map((event) => event.id));
+  const meters: readonly Meter[] = prepared?.meters ?? (await organizationMeters(trx, organizationId)).filter(isPartialMeter);
+  const ready = prepared?.ready ?? (await readyMeters(trx, meters.map((meter) => meter.id)));
+  const partials = prepared?.partials ?? (await partialsOfEvents(trx, meters, events.map((event) => event.id)));
   const usage = new Map<string, Map<string, Partial>>();
   const rollups = new Map<string, ReturnType<typeof rollupRows>>();
   for (const meter of meters) {

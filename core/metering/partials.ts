@@ -98,11 +98,32 @@ export interface GroupedPartial extends Partial {
  * the meters (an ingest keeps every meter of the organization), each event's filter and value worked out once.
  */
 export async function partialsOfEvents(db: Executor, meters: readonly Meter[], ids: readonly string[]): Promise<Map<string, GroupedPartial[]>> {
-  const byMeter = new Map<string, GroupedPartial[]>(meters.map((meter) => [meter.id, []]));
-  if (ids.length === 0 || meters.length === 0) return byMeter;
+  if (ids.length === 0 || meters.length === 0) return new Map(meters.map((meter) => [meter.id, []]));
   const dialect = dialectOf(db);
-  // Per meter, whether the event is in it (m<k>) and its numeric value if in it (v<k>), as columns of a materialized
-  // step, so the aggregates read them instead of extracting the metadata once per aggregate.
+  // The events by primary key, one lookup per id. SQLite's planner otherwise scans the organization's events by
+  // an (organization_id, …) index against a bloom filter of the ids: a cost that grew with every event stored
+  // (11 ms a 100-event batch, 80 ms at worst, under the ingest benchmark); CROSS JOIN keeps the ids as the outer loop.
+  // PostgreSQL did the same with `e.id = any(…)`: it read the organization's events by the (organization_id, name, …)
+  // index and filtered them by the ids (EXPLAIN ANALYZE at 200,000 events: 126 ms a 1,000-event batch, 180,000 rows
+  // removed by the filter); a LATERAL subquery per id (OFFSET 0 keeps it from being flattened) reads each by primary
+  // key (2.6-4.3 ms).
+  const from =
+    dialect === 'postgres'
+      ? 'unnest(?::text[]) as ids(id) cross join lateral (select * from events e where e.id = ids.id offset 0) e'
+      : 'json_each(?) ids cross join events e on e.id = ids.value';
+  const query = partialsQuery(dialect, meters);
+  const result = await db.raw(`with x as materialized (${query.marked(from)}) ${query.grouped}`, [...query.markBindings, dialect === 'postgres' ? ids : JSON.stringify(ids), ...query.whereBindings] as Knex.RawBinding[]);
+  return groupedPartials(meters, Array.isArray(result) ? result : result.rows);
+}
+
+/**
+ * The SQL of partialsOfEvents over the events a FROM clause names `e`: `marked(from)` selects, per event, its
+ * customer columns, its hour and per meter whether it is in the meter (m<k>) and its numeric value if so (v<k>), to
+ * be a materialized step `x` (the aggregates read those columns instead of extracting the metadata once per
+ * aggregate); `grouped` aggregates `x` by customer columns and hour. The bindings: `markBindings` before the FROM
+ * clause's own, `whereBindings` after them.
+ */
+export function partialsQuery(dialect: Dialect, meters: readonly Meter[]): { marked(from: string): string; grouped: string; markBindings: Knex.RawBinding[]; whereBindings: Knex.RawBinding[] } {
   const marks: string[] = [];
   const markBindings: Knex.RawBinding[] = [];
   const aggregates: string[] = [];
@@ -124,23 +145,19 @@ export async function partialsOfEvents(db: Executor, meters: readonly Meter[], i
     filters.push(`(${filter.sql})`);
     filterBindings.push(...filter.bindings);
   });
-  // The events by primary key, one lookup per id. SQLite's planner otherwise scans the organization's events by
-  // an (organization_id, …) index against a bloom filter of the ids: a cost that grew with every event stored
-  // (11 ms a 100-event batch, 80 ms at worst, under the ingest benchmark); CROSS JOIN keeps the ids as the outer loop.
-  // PostgreSQL did the same with `e.id = any(…)`: it read the organization's events by the (organization_id, name, …)
-  // index and filtered them by the ids (EXPLAIN ANALYZE at 200,000 events: 126 ms a 1,000-event batch, 180,000 rows
-  // removed by the filter); a LATERAL subquery per id (OFFSET 0 keeps it from being flattened) reads each by primary
-  // key (2.6-4.3 ms).
-  const from =
-    dialect === 'postgres'
-      ? 'unnest(?::text[]) as ids(id) cross join lateral (select * from events e where e.id = ids.id offset 0) e where'
-      : 'json_each(?) ids cross join events e on e.id = ids.value where';
-  const sql =
-    `with x as materialized (select e.customer_id as customer_id, e.external_customer_id as external_customer_id, ${hourSql('e.timestamp_ms')} as hour_ms, ${marks.join(', ')} ` +
-    `from ${from} e.organization_id = ? and e.source = 'user' and (${filters.join(' or ')})) ` +
-    `select customer_id, external_customer_id, hour_ms, ${aggregates.join(', ')} from x group by customer_id, external_customer_id, hour_ms`;
-  const result = await db.raw(sql, [...markBindings, dialect === 'postgres' ? ids : JSON.stringify(ids), meters[0]!.organizationId, ...filterBindings] as Knex.RawBinding[]);
-  const rows: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+  return {
+    marked: (from) =>
+      `select e.customer_id as customer_id, e.external_customer_id as external_customer_id, ${hourSql('e.timestamp_ms')} as hour_ms, ${marks.join(', ')} ` +
+      `from ${from} where e.organization_id = ? and e.source = 'user' and (${filters.join(' or ')})`,
+    grouped: `select customer_id, external_customer_id, hour_ms, ${aggregates.join(', ')} from x group by customer_id, external_customer_id, hour_ms`,
+    markBindings,
+    whereBindings: [meters[0]!.organizationId, ...filterBindings],
+  };
+}
+
+/** partialsQuery's grouped rows (from the database, or as JSON) as partials by meter; empty ones left out. */
+export function groupedPartials(meters: readonly Meter[], rows: readonly Record<string, unknown>[]): Map<string, GroupedPartial[]> {
+  const byMeter = new Map<string, GroupedPartial[]>(meters.map((meter) => [meter.id, []]));
   for (const row of rows) {
     const customerId = (row.customer_id as string | null) ?? null;
     const externalCustomerId = (row.external_customer_id as string | null) ?? null;

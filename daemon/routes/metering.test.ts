@@ -103,6 +103,22 @@ describe('/v1/events', () => {
     expect((await quantities.json()).total).toBe(600);
   });
 
+  it('counts a full batch of 10,000 events, written in several statements, once each, duplicates left out', async () => {
+    const meter = await sdk().meters.create({ organizationId, name: 'Full batch', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'full' }] }, aggregation: { func: 'sum', property: 'units' } });
+    const timestamp = new Date(Date.now() - 3_600_000).toISOString();
+    const event = (i: number) => ({ name: 'full', external_customer_id: `full-${i % 40}`, external_id: `full-${i}`, timestamp, metadata: { units: (i % 7) + 1 } });
+    // 1,000 of them sent before: the batch's duplicates, spread over both halves of it.
+    const before = Array.from({ length: 1000 }, (_, i) => event(i * 10));
+    expect(await (await v1(owner.token, 'POST', '/events/ingest', { events: before })).json()).toEqual({ inserted: 1000, duplicates: 0 });
+    const res = await v1(owner.token, 'POST', '/events/ingest', { events: Array.from({ length: 10_000 }, (_, i) => event(i)) });
+    expect(await res.json()).toEqual({ inserted: 9000, duplicates: 1000 });
+    let expected = 0;
+    for (let i = 0; i < 10_000; i++) expected += (i % 7) + 1;
+    const range = new URLSearchParams({ start_timestamp: new Date(Date.now() - 86_400_000).toISOString(), end_timestamp: new Date().toISOString(), interval: 'hour' });
+    const quantities = await (await v1(owner.token, 'GET', `/meters/${meter.id}/quantities?${range}`)).json();
+    expect(quantities.total).toBe(expected);
+  });
+
   it('accepts a body above the general limit, up to 10 MiB, on ingest only', async () => {
     const events = Array.from({ length: 4000 }, (_, i) => ({ name: 'bulk', customer_id: customerId, metadata: { pad: 'x'.repeat(400), i } }));
     const res = await v1(owner.token, 'POST', '/events/ingest', { events });

@@ -499,6 +499,41 @@ const HISTORY = `### What held requests up (2026-11-26)
   announcements built and delivered a second, and a run's hundred states built in one go. Left: that loop delay (a
   run's states could be built in slices), and the ingest queue itself (32 clients, about 2 s at this load).
 
+### Slices and round trips (2026-11-27)
+
+Measured on a quiet machine first (no other sessions; the bench's own processes put the load at 1.5-3), then in
+alternating pairs of 12 s runs against main, each figure one run.
+- **SQLite: what held the loop.** A CPU profile of tilld under the load (250 us samples), cut into the stretches
+  between idle samples: the 170 stretches over 8 ms (up to 45 ms) were the loop's immediates (the statements that had
+  waited for a turn) running their SQL: a slice of 4 ms before the next statement yields, plus runEachRowPrepared,
+  which ran an ingest's hundreds of rows (events, usage rows, rollups) in one call, never yielding. Now the slice is
+  2 ms and runEachRowPrepared yields between rows like a statement (d466a15's parent, 1e0bde2 and before): loop delay
+  p99 10.6 / 8.9 ms against 16.5 / 19.1 ms, p50 3.0 against 6.5 ms, and 5,100 / 5,600 events/s against 4,358 /
+  4,150 (two pairs, 23:26-23:30).
+- **PostgreSQL: what an ingest waited for.** pg_stat_activity sampled every 50 ms under the load: the ingest
+  transactions' backends were mostly idle in transaction (ClientRead), after each of their ten statements, waiting
+  for tilld's busy loop to send the next; waits on row locks were a few samples in a hundred. So the transaction is
+  now fewer statements (5e4ffd5, 9974de0): the metering lock, the customers' check, first_user_event_at and the
+  external ids' owners are one statement; the meters come with their rollups' readiness; the events' INSERT returns
+  its rows into the partials' aggregation. Five round trips instead of ten. Two pairs: 3,333 / 3,258 events/s against
+  2,242 / 2,733 for the same tilld CPU (16.6 / 15.8 s a run). The same sampling afterwards: the largest single wait
+  is now the one after the last statement (the usage rows', rollups' and jobs' upsert) for tilld to send COMMIT,
+  with the rows locked, which the ingests behind it queue on; sending COMMIT with that statement (node-pg's pipeline
+  mode) is the next step, not taken.
+- **PostgreSQL: the rows every ingest updates** (1e0bde2). Their pages were full, so each update wrote a new version
+  on another page and an entry in every index, and the dead versions piled up: with three clients upserting the
+  same 202 usage rows, 79 rounds a second (9 % of updates heap-only) at full pages, 451 (99 %) with 70-75 % of each
+  page left free. Migration 0053 leaves that room (docs/metering.md, "Rollups"), and an ingest no longer rewrites a
+  refresh job that is due already; the ingest's write statement took 9.95 / 11.85 ms against 12.74 / 14.06 ms
+  (pg_stat_statements, mean of a run).
+- **A refresh run's states** are built and serialized a slice of the loop at a time (d466a15, core/loop.ts): one run
+  of 250 customers on PostgreSQL built them in one 19 ms stretch. Loop delay p99 19.3 / 23.5 ms against 24.8 /
+  24.1 ms, too close to call in two pairs; on PostgreSQL the loop is busy for most of each turn under this load
+  (tilld at 75-90 % of a core, PostgreSQL's backends at as much again, the load generator on the same two cores), and
+  its p99 follows how much work a turn finds ready rather than any one long task.
+- **Noise.** Main itself ingested 2,242-3,842 events/s on PostgreSQL in runs an hour apart, so only differences
+  seen in both runs of a pair are written down as such.
+
 Measured while changing it: \`--quick\` runs (8 s) on the 2-core machine shared with other sessions' test runs, each
 with its load average; absolute figures at such loads say little, the direction does.
 

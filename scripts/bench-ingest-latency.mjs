@@ -507,7 +507,7 @@ alternating pairs of 12 s runs against main, each figure one run.
   between idle samples: the 170 stretches over 8 ms (up to 45 ms) were the loop's immediates (the statements that had
   waited for a turn) running their SQL: a slice of 4 ms before the next statement yields, plus runEachRowPrepared,
   which ran an ingest's hundreds of rows (events, usage rows, rollups) in one call, never yielding. Now the slice is
-  2 ms and runEachRowPrepared yields between rows like a statement (d466a15's parent, 1e0bde2 and before): loop delay
+  2 ms and runEachRowPrepared yields between rows like a statement (3b1b301): loop delay
   p99 10.6 / 8.9 ms against 16.5 / 19.1 ms, p50 3.0 against 6.5 ms, and 5,100 / 5,600 events/s against 4,358 /
   4,150 (two pairs, 23:26-23:30).
 - **PostgreSQL: what an ingest waited for.** pg_stat_activity sampled every 50 ms under the load: the ingest

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mapInSlices } from './loop.js';
+import { countLoopTurns } from './testing/loop-turns.js';
 
 /** Holds the thread for `ms`, as a costly synchronous step would. */
 const busy = (ms: number) => {
@@ -9,21 +10,15 @@ const busy = (ms: number) => {
 
 describe('mapInSlices', () => {
   it('lets the event loop turn while it maps a batch too big for one turn, and keeps the order', async () => {
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
-    const before = turns;
+    const loop = countLoopTurns();
+    const before = loop.turns;
     // 100 items of 0.2 ms: 20 ms of work, at least nine slices of 2 ms.
     const mapped = await mapInSlices(Array.from({ length: 100 }, (_, i) => i), (item, index) => {
       busy(0.2);
       return `${item}:${index}`;
     });
-    counting = false;
-    expect(turns - before).toBeGreaterThanOrEqual(5);
+    loop.stop();
+    expect(loop.turns - before).toBeGreaterThanOrEqual(5);
     expect(mapped).toEqual(Array.from({ length: 100 }, (_, i) => `${i}:${i}`));
   });
 

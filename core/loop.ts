@@ -1,4 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate } from 'node:timers/promises';
+
+/** Waits for the next turn of the event loop (setImmediate): pending I/O, timers and other requests run first. */
+export const nextTurn = (): Promise<void> => setImmediate();
 
 /** How long a batch of in-memory work holds the event loop before it lets the loop turn, in ms (as SQLITE_SLICE_MS). */
 export const LOOP_SLICE_MS = 2;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
+import { countLoopTurns } from '../testing/loop-turns.js';
 import { parseDatabaseUrl, isDatabaseReady } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { runEachRowPrepared } from './sql.js';
@@ -132,22 +133,16 @@ describe.runIf(!process.env.TILL_TEST_DATABASE_URL)('a SQLite connection', () =>
     });
     // Loop turns counted while 20,000 rows go through one runEachRowPrepared call (tens of ms of SQLite work):
     // run in one go, as before, no turn could come between its first row and its last.
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countLoopTurns();
     let turnsDuringRun = 0;
     const changes = await test.db.transaction(async (trx) => {
       const rows = Array.from({ length: 20_000 }, (_, i) => [i]);
-      const before = turns;
+      const before = loop.turns;
       const done = await runEachRowPrepared(trx, 'insert into prepared_rows (n) values (?) on conflict do nothing', rows);
-      turnsDuringRun = turns - before;
+      turnsDuringRun = loop.turns - before;
       return done;
     });
-    counting = false;
+    loop.stop();
     expect(turnsDuringRun).toBeGreaterThan(1);
     expect(changes).toHaveLength(20_000);
     expect(changes!.every((changed) => changed === 1)).toBe(true);

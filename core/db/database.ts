@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
 import { setImmediate } from 'node:timers';
-import { setImmediate as loopTurn } from 'node:timers/promises';
+import { nextTurn } from '../loop.js';
 import { closeSqliteReader, enableSqliteReader } from './reader.js';
 
 /** Where the data lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -145,7 +145,7 @@ export function sqliteSliceSpent(): Promise<void> | undefined {
     return undefined;
   }
   if (now - sliceStartedAt < SQLITE_SLICE_MS) return undefined;
-  return loopTurn().then(() => {
+  return nextTurn().then(() => {
     if (sliceStartedAt < 0) {
       sliceStartedAt = performance.now();
       setImmediate(sliceEnded);

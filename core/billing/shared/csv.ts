@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nextTurn } from '../../loop.js';
 import { isTimeZone } from '../../metering/buckets.js';
 
 /** A CSV value: empty for null, as Python's csv writer (Polar's exports) writes None. */
@@ -39,8 +40,6 @@ export function metadataJson(metadata: Record<string, unknown>): string | null {
   return `{${entries.map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ')}}`;
 }
 
-/** Waits for the next turn of the event loop: an export yields between pages so other requests run. */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Reads a list page by page (oldest first, so rows created meanwhile come after the last page instead of shifting
@@ -51,6 +50,7 @@ export async function* pages<T>(read: (page: { page: number; limit: number }) =>
     const { items } = await read({ page, limit: EXPORT_PAGE_SIZE });
     yield* items;
     if (items.length < EXPORT_PAGE_SIZE) return;
+    // Between pages the loop turns, so an export lets other requests run.
     await nextTurn();
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { newTimeOrderedId } from '../db/columns.js';
 import { dialectOf, type Database } from '../db/database.js';
-import { transactionGate } from '../db/gate.js';
+import { groupGate, type Outcome } from '../db/gate.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
 import { eventCustomers, noteFirstUserEvents, type EventCustomerRow } from '../billing/customers/repository.js';
@@ -20,6 +20,13 @@ import type { Knex } from 'knex';
  * anyway, and holding every connection while they did left reads waiting seconds for one (issue 21).
  */
 const INGEST_TRANSACTIONS = { sqlite: 1, postgres: 3 } as const;
+
+/**
+ * Most events written in one ingest transaction when calls that waited are written together (a bigger call is
+ * written alone). Each customer's usage rows, rollups and refresh job are written once a transaction, so a group
+ * of calls over the same customers costs little more than one.
+ */
+const GROUP_EVENTS = 2_000;
 
 /** Largest batch one ingest call takes (Polar sets no count, only the 10 MiB body; this keeps a batch one transaction's worth). */
 export const MAX_EVENTS_PER_BATCH = 10_000;
@@ -119,10 +126,17 @@ const invalid = (issues: Issue[]) => new CoreError('invalid', 'INVALID_EVENTS', 
 
 /**
  * POST /v1/events/ingest: checks every event first (one bad event refuses the whole batch, nothing is written),
- * then inserts the batch in one transaction, skipping events whose external_id the organization already has.
+ * then inserts the batch in one transaction, skipping events whose external_id the organization already has. Calls
+ * that wait for a transaction are written together (ingestGate, writeBatches), each answered with its own counts.
  * `organizationOf` picks the organization from an event's own organization_id (a user may reach several).
  */
 export async function ingestEvents(db: Database, clock: Clock, organizationOf: (requested: string | null) => string, body: unknown): Promise<IngestResult> {
+  const batch = await checkIngest(db, clock, organizationOf, body);
+  return batch ? ingestGate(db)(batch) : { inserted: 0, duplicates: 0 };
+}
+
+/** An ingest call's body checked (CoreError INVALID_EVENTS when it is refused): its batch, or undefined for no events. */
+export async function checkIngest(db: Database, clock: Clock, organizationOf: (requested: string | null) => string, body: unknown): Promise<Batch | undefined> {
   if (!isRecord(body) || !Array.isArray(body.events)) {
     throw invalid([{ loc: ['body', 'events'], msg: 'Field required: a list of events', type: 'missing' }]);
   }
@@ -138,7 +152,7 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
     if (issues.length >= 20) break;
   }
   if (issues.length) throw invalid(issues);
-  if (parsed.length === 0) return { inserted: 0, duplicates: 0 };
+  if (parsed.length === 0) return undefined;
 
   const organizationId = organizationOf(parsed[0].organizationId);
   for (const event of parsed) {
@@ -156,66 +170,119 @@ export async function ingestEvents(db: Database, clock: Clock, organizationOf: (
   }
   if (issues.length) throw invalid(issues);
 
-  return transactionGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialectOf(db)])(() => db.transaction(async (trx) => {
-    const customerIds = [...new Set(parsed.flatMap((event) => (event.customerId ? [event.customerId] : [])))];
-    const externalIds = [...new Set(parsed.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
+  return { organizationId, parsed, now };
+}
+
+/** One call's events, checked, waiting to be written. */
+export interface Batch {
+  organizationId: string;
+  parsed: ParsedEvent[];
+  /** The organization's time when the call came (its events' ingested_at, and their timestamp when they have none). */
+  now: Date;
+}
+
+/**
+ * The ingest calls' gate: batches wait here for a transaction, at most INGEST_TRANSACTIONS at once, and the ones
+ * that waited are written together, an organization's at a time, up to GROUP_EVENTS events (a bigger call alone).
+ */
+function ingestGate(db: Database): (batch: Batch) => Promise<IngestResult> {
+  return groupGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialectOf(db)], INGEST_GROUPS, (batches: Batch[]) => writeBatches(db, batches));
+}
+
+const INGEST_GROUPS = { key: (batch: Batch) => batch.organizationId, weight: (batch: Batch) => batch.parsed.length, maxWeight: GROUP_EVENTS };
+
+/**
+ * Writes batches of one organization in one transaction, as if one after the other: the events inserted in one
+ * statement, each customer's usage rows, rollups and refresh job written once for all of them. A batch refused on
+ * what only the transaction can check (a customer_id no customer has, a parent that does not exist) is left out
+ * before anything is written, and refused alone; the others are written. Each batch is answered with its own counts.
+ */
+export async function writeBatches(db: Database, batches: Batch[]): Promise<Outcome<IngestResult>[]> {
+  const organizationId = batches[0].organizationId;
+  return db.transaction(async (trx) => {
+    const all = batches.flatMap((batch) => batch.parsed);
+    const customerIds = [...new Set(all.flatMap((event) => (event.customerId ? [event.customerId] : [])))];
+    const externalIds = [...new Set(all.flatMap((event) => (event.customerId === null && event.externalCustomerId !== null ? [event.externalCustomerId] : [])))];
     // Before the events get their ids: a rollup backfill run waits for this ingest, or this ingest for it.
     const customers = await lockMeteringAndReadCustomers(trx, organizationId, customerIds, externalIds);
     const known = new Set(customers.map((customer) => customer.id));
-    for (const event of parsed) {
-      if (event.customerId && !known.has(event.customerId)) {
-        issues.push({ loc: ['body', 'events', event.index, 'customer_id'], msg: 'Customer does not exist.', type: 'customer_id' });
-      }
-    }
-    if (issues.length) throw invalid(issues);
 
-    const ids = parsed.map(() => newTimeOrderedId());
-    // A parent is named by its id or its external_id: an event of the same batch, or one already stored.
-    const batchKeys = new Map<string, string>();
-    parsed.forEach((event, i) => {
-      if (event.externalId) batchKeys.set(event.externalId, ids[i]);
+    const ids = batches.map((batch) => batch.parsed.map(() => newTimeOrderedId()));
+    // A parent is named by its id or its external_id: an event of the same batch, one already stored, or one of a
+    // batch written before it in this transaction.
+    const ownKeys = batches.map((batch, b) => {
+      const keys = new Map<string, string>();
+      batch.parsed.forEach((event, i) => {
+        if (event.externalId) keys.set(event.externalId, ids[b][i]);
+      });
+      return keys;
     });
-    const outside = [...new Set(parsed.flatMap((event) => (event.parentId && !batchKeys.has(event.parentId) ? [event.parentId] : [])))];
+    const outside = [...new Set(batches.flatMap((batch, b) => batch.parsed.flatMap((event) => (event.parentId && !ownKeys[b].has(event.parentId) ? [event.parentId] : []))))];
     const stored = await findEventKeys(trx, organizationId, outside);
-    const events: StoredEvent[] = parsed.map((event, i) => {
-      let parentId: string | null = null;
-      if (event.parentId) {
-        parentId = batchKeys.get(event.parentId) ?? stored.get(event.parentId) ?? null;
-        if (parentId === null || parentId === ids[i]) {
-          issues.push({ loc: ['body', 'events', event.index, 'parent_id'], msg: 'Parent event does not exist.', type: 'value_error' });
+    const earlier = new Map<string, string>();
+
+    const outcomes: (Outcome<IngestResult> | undefined)[] = [];
+    const written: { batch: number; events: StoredEvent[] }[] = [];
+    batches.forEach((batch, b) => {
+      const issues: Issue[] = [];
+      for (const event of batch.parsed) {
+        if (event.customerId && !known.has(event.customerId)) {
+          issues.push({ loc: ['body', 'events', event.index, 'customer_id'], msg: 'Customer does not exist.', type: 'customer_id' });
         }
       }
-      return {
-        id: ids[i],
-        organizationId,
-        name: event.name,
-        source: 'user',
-        timestamp: event.timestamp ?? now,
-        ingestedAt: now,
-        customerId: event.customerId,
-        externalCustomerId: event.externalCustomerId,
-        externalId: event.externalId,
-        parentId,
-        metadata: event.metadata,
-      };
+      const events: StoredEvent[] = batch.parsed.map((event, i) => {
+        let parentId: string | null = null;
+        if (event.parentId) {
+          parentId = ownKeys[b].get(event.parentId) ?? stored.get(event.parentId) ?? earlier.get(event.parentId) ?? null;
+          if (parentId === null || parentId === ids[b][i]) {
+            issues.push({ loc: ['body', 'events', event.index, 'parent_id'], msg: 'Parent event does not exist.', type: 'value_error' });
+          }
+        }
+        return {
+          id: ids[b][i],
+          organizationId,
+          name: event.name,
+          source: 'user',
+          timestamp: event.timestamp ?? batch.now,
+          ingestedAt: batch.now,
+          customerId: event.customerId,
+          externalCustomerId: event.externalCustomerId,
+          externalId: event.externalId,
+          parentId,
+          metadata: event.metadata,
+        };
+      });
+      if (issues.length) {
+        outcomes[b] = { ok: false, error: invalid(issues) };
+        return;
+      }
+      for (const [key, id] of ownKeys[b]) if (!earlier.has(key)) earlier.set(key, id);
+      written.push({ batch: b, events });
     });
-    if (issues.length) throw invalid(issues);
-
-    // PostgreSQL: the meters (after the lock) first, then the events inserted and their partials in one statement.
-    let prepared: PreparedPartials | undefined;
-    let inserted: Set<string>;
-    if (dialectOf(trx) === 'postgres') {
-      const { meters, ready } = await organizationMetersWithReadiness(trx, organizationId);
-      const partialMeters = meters.filter(isPartialMeter);
-      const written = await insertEventsWithPartials(trx, events, partialMeters);
-      inserted = new Set(written.inserted);
-      prepared = { meters: partialMeters, ready, partials: written.partials };
-    } else inserted = new Set(await insertEvents(trx, events));
-    const fresh = inserted.size === events.length ? events : events.filter((event) => inserted.has(event.id));
-    const firstEvents = await noteFirstUserEvents(trx, organizationId, events, customers);
-    await recordIngested(trx, organizationId, fresh, now, firstEvents, customers, prepared);
-    return { inserted: inserted.size, duplicates: events.length - inserted.size };
-  }));
+    const events = written.flatMap((batch) => batch.events);
+    if (events.length) {
+      // PostgreSQL: the meters (after the lock) first, then the events inserted and their partials in one statement.
+      let prepared: PreparedPartials | undefined;
+      let inserted: Set<string>;
+      if (dialectOf(trx) === 'postgres') {
+        const { meters, ready } = await organizationMetersWithReadiness(trx, organizationId);
+        const partialMeters = meters.filter(isPartialMeter);
+        const result = await insertEventsWithPartials(trx, events, partialMeters);
+        inserted = new Set(result.inserted);
+        prepared = { meters: partialMeters, ready, partials: result.partials };
+      } else inserted = new Set(await insertEvents(trx, events));
+      const fresh = inserted.size === events.length ? events : events.filter((event) => inserted.has(event.id));
+      for (const { batch, events: own } of written) {
+        const count = own.filter((event) => inserted.has(event.id)).length;
+        outcomes[batch] = { ok: true, value: { inserted: count, duplicates: own.length - count } };
+      }
+      const firstEvents = await noteFirstUserEvents(trx, organizationId, events, customers);
+      // The customers' refresh is due from the earliest of the calls.
+      const dirtyAt = new Date(Math.min(...written.map(({ batch }) => batches[batch].now.getTime())));
+      await recordIngested(trx, organizationId, fresh, dirtyAt, firstEvents, customers, prepared);
+    }
+    return outcomes as Outcome<IngestResult>[];
+  });
 }
 
 /**

@@ -120,25 +120,42 @@ export async function noteFirstUserEvents(
     if (!map.has(key) || at < map.get(key)!) map.set(key, at);
   }
   if (!byId.size && !byExternal.size) return first;
-  // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
-  const rows = read ? [...read].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)) : await eventCustomers(trx, organizationId, [...byId.keys()], [...byExternal.keys()]);
+  const rows = read ?? (await eventCustomers(trx, organizationId, [...byId.keys()], [...byExternal.keys()]));
+  const earlier: { id: string; at: string; unset: boolean }[] = [];
   for (const row of rows) {
     if (!byId.has(row.id) && (row.external_id === null || !byExternal.has(row.external_id))) continue;
     const candidates = [byId.get(row.id), row.external_id === null ? undefined : byExternal.get(row.external_id)].filter((at): at is number => at !== undefined);
     const earliest = toDbTime(new Date(Math.min(...candidates)));
     const current = fromDbTimeOrNull(row.first_user_event_at);
     if (current && current.getTime() <= Date.parse(earliest)) continue;
-    if (!current) {
-      // Guarded: an ingest of the same customer committed meanwhile (this waited for its lock) set it first.
-      const [updated] = await trx(TABLE).where({ id: row.id }).whereNull('first_user_event_at').update({ first_user_event_at: earliest }, ['external_id']);
-      if (updated) {
-        if (updated.external_id === null) first.add(String(row.id));
-        continue;
-      }
-    }
-    await trx(TABLE).where({ id: row.id }).where('first_user_event_at', '>', earliest).update({ first_user_event_at: earliest });
+    earlier.push({ id: row.id, at: earliest, unset: !current });
   }
+  if (!earlier.length) return first;
+  // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
+  earlier.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  if (dialectOf(trx) === 'postgres') await trx.raw('select 1 from customers where id = any(?::text[]) order by id for update', [earlier.map((row) => row.id)]);
+  // Guarded: an ingest of the same customer that committed meanwhile (this waited for its lock) set it first.
+  const unset = earlier.filter((row) => row.unset);
+  const set = new Set<string>();
+  for (const row of unset.length ? await setFirstUserEvents(trx, unset, 'c.first_user_event_at is null') : []) {
+    set.add(row.id);
+    if (row.external_id === null) first.add(row.id);
+  }
+  const later = earlier.filter((row) => !set.has(row.id));
+  if (later.length) await setFirstUserEvents(trx, later, 'c.first_user_event_at > v.at');
   return first;
+}
+
+/** Sets first_user_event_at of the customers given where `condition` holds (c: the customer, v: the time given), in one statement; answers the customers updated. */
+async function setFirstUserEvents(trx: Executor, rows: readonly { id: string; at: string }[], condition: string): Promise<{ id: string; external_id: string | null }[]> {
+  const given =
+    dialectOf(trx) === 'postgres'
+      ? { sql: 'unnest(?::text[], ?::timestamptz[]) as v(id, at)', returning: 'c.id, c.external_id', bindings: [rows.map((row) => row.id), rows.map((row) => row.at)] }
+      : // SQLite's RETURNING names the updated table's columns unqualified.
+        { sql: "(select json_extract(value, '$[0]') as id, json_extract(value, '$[1]') as at from json_each(?)) as v", returning: 'id, external_id', bindings: [JSON.stringify(rows.map((row) => [row.id, row.at]))] };
+  const result = await trx.raw(`update ${TABLE} as c set first_user_event_at = v.at from ${given.sql} where c.id = v.id and ${condition} returning ${given.returning}`, given.bindings as Knex.RawBinding[]);
+  const updated: Record<string, unknown>[] = Array.isArray(result) ? result : result.rows;
+  return updated.map((row) => ({ id: String(row.id), external_id: row.external_id === null ? null : String(row.external_id) }));
 }
 
 /**

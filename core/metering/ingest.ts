@@ -24,9 +24,10 @@ const INGEST_TRANSACTIONS = { sqlite: 1, postgres: 3 } as const;
 /**
  * Most events written in one ingest transaction when calls that waited are written together (a bigger call is
  * written alone). Each customer's usage rows, rollups and refresh job are written once a transaction, so a group
- * of calls over the same customers costs little more than one.
+ * of calls over the same customers costs little more than one. Fewer on SQLite, whose one writer every other write
+ * (refresh runs, webhook records, orders) waits for while an ingest holds it.
  */
-const GROUP_EVENTS = 2_000;
+const GROUP_EVENTS = { sqlite: 500, postgres: 2_000 } as const;
 
 /** Largest batch one ingest call takes (Polar sets no count, only the 10 MiB body; this keeps a batch one transaction's worth). */
 export const MAX_EVENTS_PER_BATCH = 10_000;
@@ -186,10 +187,10 @@ export interface Batch {
  * that waited are written together, an organization's at a time, up to GROUP_EVENTS events (a bigger call alone).
  */
 function ingestGate(db: Database): (batch: Batch) => Promise<IngestResult> {
-  return groupGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialectOf(db)], INGEST_GROUPS, (batches: Batch[]) => writeBatches(db, batches));
+  const dialect = dialectOf(db);
+  const grouping = { key: (batch: Batch) => batch.organizationId, weight: (batch: Batch) => batch.parsed.length, maxWeight: GROUP_EVENTS[dialect] };
+  return groupGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialect], grouping, (batches: Batch[]) => writeBatches(db, batches));
 }
-
-const INGEST_GROUPS = { key: (batch: Batch) => batch.organizationId, weight: (batch: Batch) => batch.parsed.length, maxWeight: GROUP_EVENTS };
 
 /**
  * Writes batches of one organization in one transaction, as if one after the other: the events inserted in one

@@ -19,8 +19,8 @@ const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice
 
 
 /** Each customer.state_changed of these customers recorded so far: the customer and its units on `meterId`. */
-async function announcements(customers: readonly string[], meterId: string): Promise<{ customer: string; units: number | undefined }[]> {
-  const rows = await daemon.db('webhook_events').where({ organization_id: organizationId, type: 'customer.state_changed' }).orderBy('seq');
+async function announcements(customers: readonly string[], meterId: string, organization = organizationId): Promise<{ customer: string; units: number | undefined }[]> {
+  const rows = await daemon.db('webhook_events').where({ organization_id: organization, type: 'customer.state_changed' }).orderBy('seq');
   return rows
     .map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: { id: string; active_meters: { meter_id: string; consumed_units: number }[] } })
     .filter((payload) => customers.includes(payload.data.id))
@@ -123,6 +123,37 @@ describe("a refresh run's customers", () => {
     const announced = (await announcements(customers, meterId)).slice(before);
     expect(announced.map((a) => a.customer).sort()).toEqual([...others].sort());
     for (const { units } of announced) expect(units).toBe(5);
+  });
+  it("write new customers' first figures together, and leave a customer whose row another refresh inserted meanwhile to a refresh of its own", async () => {
+    await daemon.stopBackground();
+    // An organization of its own (and an owner: an ingest names no organization): the other tests' meters, on which
+    // these customers have no usage, would have them refreshed alone.
+    const firstOwner = await signUp(daemon.url, { name: 'Fia First' });
+    const organizationId = await createOrganization(firstOwner, 'First Figures');
+    const sdk = () => polarSdk(daemon.url, firstOwner.token);
+    const customers: string[] = [];
+    for (let i = 0; i < 3; i++) customers.push((await sdk().customers.create({ organizationId, email: `${unique('first')}@example.com` })).id);
+    const meter = await sdk().meters.create({ organizationId, name: 'first', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'first' }] }, aggregation: { func: 'sum', property: 'n' } });
+    const [raced, ...others] = customers as [string, ...string[]];
+    const before = (await announcements(customers, meter.id, organizationId)).length;
+    await sdk().events.ingest({ events: customers.map((customerId) => ({ name: 'first', customerId, metadata: { n: 2 } })) });
+
+    const plan = await planRefresh(daemon.db, organizationId, customers);
+    expect(plan.alone).toEqual([]);
+    expect(plan.changed).toHaveLength(3);
+    expect(await daemon.db('customer_meters').where({ meter_id: meter.id })).toEqual([]);
+    // Another daemon's refresh of one of them, between the read and the write, stores its first row.
+    await refreshedCustomerMeter(daemon.db, organizationId, raced, meter.id);
+    const racedRow = await daemon.db('customer_meters').where({ customer_id: raced, meter_id: meter.id }).first();
+
+    const left = await daemon.db.transaction((trx) => applyRefresh(trx, fixedClock(new Date()), plan.changed));
+
+    expect(left).toEqual([raced]);
+    expect(await daemon.db('customer_meters').where({ customer_id: raced, meter_id: meter.id })).toEqual([racedRow]);
+    for (const customer of others) expect(Number((await daemon.db('customer_meters').where({ customer_id: customer, meter_id: meter.id }).first()).consumed_units)).toBe(2);
+    const announced = (await announcements(customers, meter.id, organizationId)).slice(before).filter((a) => a.units !== undefined);
+    expect(announced.map((a) => a.customer).sort()).toEqual([...others].sort());
+    for (const { units } of announced) expect(units).toBe(2);
   });
   it('leave out a customer deleted after they were read: nothing stored or announced for it', async () => {
     await daemon.stopBackground();

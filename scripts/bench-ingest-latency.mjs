@@ -558,9 +558,9 @@ Alternating runs of 20 s (each figure one run; runs of one build vary by 10-20 %
   write waits for). PostgreSQL, two pairs: no difference beyond the noise (2,000 kept).
 - **What it moved.** Closed-loop clients turn capacity into load: at two to four times the events a second, tilld is
   busier, and the targets under this load are judged at that rate. On PostgreSQL the loop delay p99 went from 19-27
-  ms to 45-70 ms and `/healthz` and product reads' p99 from 50-100 ms to 100-240 ms; on SQLite the loop delay p99
+  ms to 45-70 ms and \`/healthz\` and product reads' p99 from 50-100 ms to 100-240 ms; on SQLite the loop delay p99
   from 9-11 to 15-16 ms while reads stayed under 50 ms. Letting at most 8 or 16 ingest calls in at once (tried, not
-  kept) gave 5,505 / 8,635 events/s with `/healthz` p99 64 / 76 ms: reads follow the rate, not how many calls wait.
+  kept) gave 5,505 / 8,635 events/s with \`/healthz\` p99 64 / 76 ms: reads follow the rate, not how many calls wait.
 - **The first refresh of new customers, PostgreSQL** (bb306be). Every customer.state_changed of a run's first 10 s
   arrived at once at its end: the jobs table, sampled every half second, held the 101 refresh jobs due and
   unclaimed for 12 s, while one run wrote the load's 100 new customers one at a time, a savepoint and some five

@@ -7,7 +7,7 @@ export interface Grouping<T> {
 }
 
 /** An item's own answer from a group's run: its result, or the error that refused it alone. */
-export type Outcome<R> = { ok: true; value: R } | { ok: false, error: unknown };
+export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
  * At most `limit` groups at work at once. An item that finds a free place runs at once, alone; the others wait, and

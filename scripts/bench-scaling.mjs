@@ -172,6 +172,12 @@ first events (6a231c8, 97f4700: fewer transactions holding the same rows), and t
 which reads gain 1.36× from a second daemon (two event loops on two cores) and lose it at four (0.75×). Ingests of the
 same customers still serialize on their usage rows; per-batch deltas appended and folded in by a job remain the next
 step.
+
+On 2026-11-27 (03:39-03:58), with the calls that wait for an ingest transaction written together (6872b7f), one
+daemon ingested 5,006 events/s and two and four 1,936 and 1,587 (0.39× and 0.32×), each more than any count of
+daemons did before (1,025 / 913 / 713 in the run before it). The ratios fell, most likely (not measured apart) because one daemon gains the most: its
+gate gathers all the clients' calls into few transactions, each writing a customer's rows once, while with the
+clients spread over several daemons each gathers fewer and their transactions queue on the same rows.
 `;
 
 /** Replaces the section in docs/scaling.md (from its heading to the next `## ` or the end). */

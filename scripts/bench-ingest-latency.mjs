@@ -538,7 +538,9 @@ alternating pairs of 12 s runs against main, each figure one run.
 
 ### Calls written together (2026-11-27, night)
 
-Alternating runs of 20 s (each figure one run; runs of one build vary by 10-20 % an hour apart).
+Alternating runs of 20 s (each figure one run; runs of one build vary by 10-20 % an hour apart). PostgreSQL's runs
+from 02:12 to 02:58 had auto_explain's timing of every statement on (left on after a look at the plans), on both
+sides of each pair: their figures are lower than a plain server's, the quiet run's above are not.
 - **What an ingest cost PostgreSQL.** pg_stat_statements over a run at 4,435 events/s: the events' INSERT (with its
   partials) 8.9 ms a call and the usage rows', rollups' and refresh jobs' upsert 11.8 ms; with one client alone, 7.2
   and 8.9 ms. So it was their own work, not lock waits: every batch of 100 events rewrote the same hundred customers'

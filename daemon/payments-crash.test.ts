@@ -8,6 +8,7 @@ import { fromDbBool, fromDbInt } from '../core/db/columns.js';
 import type { Database } from '../core/db/database.js';
 import { startStripeFake, type StripeFake } from '../core/payments/stripe/fake.js';
 import { createTestDatabase, type TestDatabase } from '../core/testing/database.js';
+import { metricsRollupRows, rebuiltMetricsRollupRows } from '../core/testing/metrics-rollups.js';
 import { STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
 import { signUp } from './testing/auth-client.js';
 import { createOrganization, v1Json, v1Request } from './testing/v1.js';
@@ -351,6 +352,16 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
 
   await daemon.stop();
   daemon = undefined;
+
+  // The metrics rollups are written in the transaction of the change they follow: after the kills they hold exactly
+  // what a rebuild from the rows holds.
+  const kept = await metricsRollupRows(db, organizationId);
+  const rebuilt = await rebuiltMetricsRollupRows(db, organizationId);
+  for (const table of Object.keys(rebuilt)) {
+    const [mine, theirs] = [new Set(kept[table]), new Set(rebuilt[table])];
+    for (const row of kept[table]!.filter((r) => !theirs.has(r)).slice(0, 5)) problems.push(`${table} holds ${row}, a rebuild does not`);
+    for (const row of rebuilt[table]!.filter((r) => !mine.has(r)).slice(0, 5)) problems.push(`a rebuild of ${table} holds ${row}, the kept rollups do not`);
+  }
   const report = {
     kills,
     lostAnswers: lostAnswers.size,
@@ -364,6 +375,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
     payLinkCharges: payments.filter((p) => p.purpose === 'pay_link').length,
     paidByLink: payments.filter((p) => p.purpose === 'pay_link' && p.status === 'succeeded' && !givenBack.has(String(p.id))).length,
     givenBack: givenBack.size,
+    metricsRollupRows: Object.values(kept).reduce((n, rows) => n + rows.length, 0),
   };
   return { problems, report };
 }
@@ -397,6 +409,7 @@ describe(`payments under SIGKILL, ${KILLS} kills mid processor call`, () => {
     console.log(`payments crash (sandbox, ${test.config.client}): ${JSON.stringify(report)}`);
     expect(problems).toEqual([]);
     expect(report.succeeded).toBeGreaterThan(KILLS);
+    expect(report.metricsRollupRows).toBeGreaterThan(0);
     expect(report.renewals).toBeGreaterThan(0);
     // The stream paid pay links (how many were paid, and how many of their answers a kill cut off, is reported: a
     // kill lands on a pay-link charge in most runs, not every one).
@@ -446,6 +459,7 @@ describe(`payments under SIGKILL, ${KILLS} kills mid processor call`, () => {
     expect(problems).toEqual([]);
     // A confirmation is cut off more often before its charge than with the sandbox: its calls before the charge are slow too.
     expect(report.succeeded).toBeGreaterThan(KILLS / 2);
+    expect(report.metricsRollupRows).toBeGreaterThan(0);
     expect(report.lostAnswers).toBeGreaterThan(0);
   });
 });

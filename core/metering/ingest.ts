@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { newTimeOrderedId } from '../db/columns.js';
 import { dialectOf, type Database } from '../db/database.js';
-import { groupGate, type Outcome } from '../db/gate.js';
+import { groupGate, type Grouping, type Outcome } from '../db/gate.js';
 import { CoreError } from '../errors.js';
 import { organizationClock } from '../jobs/clock.js';
 import { eventCustomers, noteFirstUserEvents, type EventCustomerRow } from '../billing/customers/repository.js';
@@ -188,9 +188,11 @@ export interface Batch {
  */
 function ingestGate(db: Database): (batch: Batch) => Promise<IngestResult> {
   const dialect = dialectOf(db);
-  const grouping = { key: (batch: Batch) => batch.organizationId, weight: (batch: Batch) => batch.parsed.length, maxWeight: GROUP_EVENTS[dialect] };
-  return groupGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialect], grouping, (batches: Batch[]) => writeBatches(db, batches));
+  return groupGate(db, 'metering.ingest', INGEST_TRANSACTIONS[dialect], GROUPING[dialect], (batches: Batch[]) => writeBatches(db, batches));
 }
+
+const byOrganization = (maxWeight: number): Grouping<Batch> => ({ key: (batch) => batch.organizationId, weight: (batch) => batch.parsed.length, maxWeight });
+const GROUPING = { sqlite: byOrganization(GROUP_EVENTS.sqlite), postgres: byOrganization(GROUP_EVENTS.postgres) } as const;
 
 /**
  * Writes batches of one organization in one transaction, as if one after the other: the events inserted in one

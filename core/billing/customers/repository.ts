@@ -133,7 +133,7 @@ export async function noteFirstUserEvents(
   if (!earlier.length) return first;
   // In id order: two ingests updating the same customers (each the first events of some) lock them in one order.
   earlier.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  if (dialectOf(trx) === 'postgres') await trx.raw('select 1 from customers where id = any(?::text[]) order by id for update', [earlier.map((row) => row.id)]);
+  if (dialectOf(trx) === 'postgres') await trx.raw(`select 1 from ${TABLE} where id = any(?::text[]) order by id for update`, [earlier.map((row) => row.id)]);
   // Guarded: an ingest of the same customer that committed meanwhile (this waited for its lock) set it first.
   const unset = earlier.filter((row) => row.unset);
   const set = new Set<string>();

@@ -14,13 +14,18 @@ import { waitFor } from './testing/poll.js';
 import { buildTilld, freePort, spawnTilld, type SpawnedDaemon } from './webhooks/spawn.js';
 
 // Issue 21: meters' rollups and customers' usage "survive a kill -9". tilld runs as a real process on a SQLite file
-// (or PostgreSQL when TILL_TEST_DATABASE_URL is set) while two clients ingest batches and meters are created (their
+// (or PostgreSQL when TILL_TEST_DATABASE_URL is set) while CLIENTS clients ingest batches and meters are created (their
 // backfills running), and is killed with SIGKILL at a random moment of each round. A client whose batch got no answer
 // sends it again after the restart, as a client should (ingest skips events whose external_id is stored). After the
 // last restart, every meter's quantities from its rollups must equal the aggregation of the events, and every
 // customer's stored meter the figures of the events the test sent, written out plainly here.
 
 const KILLS = 10;
+/**
+ * Clients ingesting at once: more than a daemon's ingest transactions (one on SQLite, three on PostgreSQL), so calls
+ * wait for one and are written together (core/metering/ingest.ts), and the kills land on groups of calls too.
+ */
+const CLIENTS = 5;
 
 let bin: string;
 let daemon: SpawnedDaemon | undefined;
@@ -109,7 +114,7 @@ describe('metering under SIGKILL', () => {
     for (let kill = 0; kill < KILLS; kill++) {
       daemon ??= await start();
       for (const batch of unanswered.splice(0)) await ingest(batch);
-      // Two clients ingest without pause; every other round a meter is created, its backfill running from then on.
+      // The clients ingest without pause; every other round a meter is created, its backfill running from then on.
       let stop = false;
       const client = async () => {
         while (!stop) {
@@ -118,7 +123,7 @@ describe('metering under SIGKILL', () => {
           await ingest(batch);
         }
       };
-      const clients = [client(), client()];
+      const clients = Array.from({ length: CLIENTS }, () => client());
       if (kill % 2 === 0) {
         // Killed once the new meter's backfill has taken its first chunk in, if it is not through already.
         const meterId = await createMeter(`Late ${kill}`, kill % 4 === 0 ? { func: 'sum', property: 'units' } : { func: 'max', property: 'units' });

@@ -173,4 +173,28 @@ describe("a refresh run's customers", () => {
     const announced = (await announcements(customers, meterId)).slice(before).filter((a) => a.units !== undefined);
     expect(announced).toEqual([{ customer: kept, units: 7 }]);
   });
+  it('read a new customer whose first events no meter counts from whole, empty usage rows, instead of rebuilding it from its events alone', async () => {
+    await daemon.stopBackground();
+    const emptyOwner = await signUp(daemon.url, { name: 'Ezra Empty' });
+    const organizationId = await createOrganization(emptyOwner, 'Empty Rows');
+    const sdk = () => polarSdk(daemon.url, emptyOwner.token);
+    const customerId = (await sdk().customers.create({ organizationId, email: `${unique('empty')}@example.com` })).id;
+    const counted = { conjunction: 'and' as const, clauses: [{ property: 'name', operator: 'eq' as const, value: 'counted' }] };
+    const sum = await sdk().meters.create({ organizationId, name: 'Counted units', filter: counted, aggregation: { func: 'sum', property: 'n' } });
+    const count = await sdk().meters.create({ organizationId, name: 'Counted calls', filter: counted, aggregation: { func: 'count' } });
+    await sdk().events.ingest({ events: [{ name: 'ignored', customerId, metadata: { n: 3 } }] });
+
+    const rows = await daemon.db('customer_meter_usage').where({ customer_id: customerId }).orderBy('meter_id');
+    expect(rows.map((row) => [row.meter_id, Number(row.events), Number(row.pending)])).toEqual([[sum.id, 0, 0], [count.id, 0, 0]].sort(([a], [b]) => String(a).localeCompare(String(b))));
+    expect((await planRefresh(daemon.db, organizationId, [customerId])).alone).toEqual([]);
+
+    // Its later events add to those rows: still whole, and its figures read from them.
+    await sdk().events.ingest({ events: [{ name: 'counted', customerId, metadata: { n: 4 } }, { name: 'counted', customerId, metadata: { n: 5 } }] });
+    const plan = await planRefresh(daemon.db, organizationId, [customerId]);
+    expect(plan.alone).toEqual([]);
+    expect(plan.changed[0]!.figures.map(({ meter, balance }) => [meter.id, balance.consumedUnits])).toEqual([
+      [sum.id, 9],
+      [count.id, 2],
+    ]);
+  });
 });

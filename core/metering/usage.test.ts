@@ -153,10 +153,10 @@ describe("customers' usage kept by ingestion", () => {
     const newcomer = (await sdk().customers.create({ organizationId, email: `${unique('n')}@example.com` })).id;
     const named = (await sdk().customers.create({ organizationId, email: `${unique('x')}@example.com`, externalId: unique('named') })).id;
     const veteran = (await sdk().customers.create({ organizationId, email: `${unique('v')}@example.com` })).id;
+    // The veteran's first event came before the meter: it has no row of the meter until its next event makes one.
+    await sdk().events.ingest({ events: [{ name: 'unmetered', customerId: veteran }] });
     const meter = await sdk().meters.create({ organizationId, name: 'First', filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'first' }] }, aggregation: { func: 'sum', property: 'n' } });
     const [meterOfFirst] = await findMetersByIds(daemon.db, [meter.id]);
-    // The veteran's earlier event is one no meter counts: its usage row of a meter is still made at its next event.
-    await sdk().events.ingest({ events: [{ name: 'unmetered', customerId: veteran }] });
 
     await sdk().events.ingest({ events: [newcomer, named, veteran].map((customerId) => ({ name: 'first', customerId, metadata: { n: 2 } })) });
     await sdk().events.ingest({ events: [{ name: 'first', customerId: newcomer, metadata: { n: 3 } }] });

@@ -166,7 +166,7 @@ async function crashRun(test: TestDatabase, processor: Processor): Promise<{ pro
   // Subscribers whose renewals decline, before the first kill: their customers are mailed pay links that the stream
   // pays (more such subscriptions join in the stream).
   // Their first renewals decline now, so the stream has pay links to pay from its first rounds on: left to the
-  // stream's own renewal rounds, a run whose kills cut those off ended without a pay-link payment (CI, 05:53).
+  // stream's own renewal rounds, a run whose kills cut those off ended without a pay-link payment (a CI run, 2026-11-27).
   if (processor.decliningToken) {
     for (let i = 0; i < 8; i++) await (await prepareCheckout(basic.id, processor.decliningToken, false))();
     await api('POST', `/organizations/${organizationId}/clock/advance`, { by: '+1month' });

@@ -404,7 +404,10 @@ async function insertFiguresPg(trx: Knex.Transaction, now: Date, customers: read
   return new Map((result.rows as Record<string, unknown>[]).map((row) => [`${row.meter_id}/${row.customer_id}`, String(row.id)]));
 }
 
-/** Stores a customer's figures whose rows are as read, each update guarded by them: RefreshRaced when one is not. */
+/**
+ * SQLite: stores a customer's figures whose rows are as read, each update guarded by them. The run's transaction holds
+ * the one writer, so a row not as read is a bug: it throws, and the job runs again.
+ */
 async function storeChangedFigures(trx: Knex.Transaction, now: Date, customer: Customer, figures: ChangedCustomer['figures']): Promise<CustomerMeter[]> {
   const rows: CustomerMeter[] = [];
   for (const { meter, existing, balance } of figures) {
@@ -412,18 +415,18 @@ async function storeChangedFigures(trx: Knex.Transaction, now: Date, customer: C
       const updated = await trx(TABLE)
         .where({ id: existing.id, consumed_units: existing.consumed_units, credited_units: existing.credited_units })
         .update({ consumed_units: balance.consumedUnits, credited_units: balance.creditedUnits, balance: balance.balance, modified_at: toDbTime(now) });
-      if (updated !== 1) throw new RefreshRaced();
+      if (updated !== 1) throw notAsRead(customer);
       rows.push({ ...toCustomerMeter(existing), consumedUnits: balance.consumedUnits, creditedUnits: balance.creditedUnits, balance: balance.balance, modifiedAt: now });
       continue;
     }
     const stored = await storeFigures(trx, now, customer, meter, existing, balance);
-    if (stored.row === undefined) throw new RefreshRaced();
+    if (stored.row === undefined) throw notAsRead(customer);
     if (stored.row) rows.push(stored.row);
   }
   return rows;
 }
 
-class RefreshRaced extends Error {}
+const notAsRead = (customer: Customer) => new Error(`Customer ${customer.id}'s meter rows changed after a refresh read them, under SQLite's one writer`);
 
 /**
  * Called in the transaction that records a meter credit or reset (the benefit-grants ledger): writes the
